@@ -1,0 +1,43 @@
+# Causal self-attention exercises. `make grade` and `make test` set everything up on first use.
+PYTHON_SYSTEM ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+SUBMISSION ?= exercises
+SUITE ?= public
+ARGS ?=
+
+.PHONY: grade test exercises controls bench venv clean help
+
+help:
+	@echo "make grade [SUBMISSION=DIR] [SUITE=public|hidden|all]  grade a submission (default: exercises/)"
+	@echo "make test                                               the grader's self-tests"
+	@echo "make exercises                                          regenerate exercises/ from solutions/"
+	@echo "make controls                                           grade the known-wrong submissions"
+	@echo "make bench                                              time grading of the reference"
+
+# The venv is rebuilt only when requirements.txt changes; pip skips what is already installed.
+$(STAMP): requirements.txt
+	@test -x $(PY) || $(PYTHON_SYSTEM) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@touch $@
+
+venv: $(STAMP)
+
+grade: $(STAMP)
+	@$(PY) -m grader grade --submission $(SUBMISSION) --suite $(SUITE) $(ARGS)
+
+test: $(STAMP)
+	$(PY) -m pytest tests/self -n 2 -p no:cacheprovider $(ARGS)
+
+exercises: $(STAMP)
+	$(PY) -m grader exercises
+
+controls: $(STAMP)
+	$(PY) -m grader controls
+
+bench: $(STAMP)
+	$(PY) -m grader bench
+
+clean:
+	rm -rf $(VENV) build grade-report

@@ -1,0 +1,2 @@
+# Loads the grading fixtures and markers for every suite under tests/.
+pytest_plugins = ("grader.pytest_plugin",)

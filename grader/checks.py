@@ -1,0 +1,147 @@
+"""One check per exercise: call the student's function on grader-made inputs, validate, compare, explain.
+
+The graded suites (tests/public, tests/hidden) are thin: they choose inputs and
+call these. Expected values come from the float64 torch oracle; the hidden suite
+also passes the reference solution's module as `reference`.
+"""
+
+import numpy as np
+
+from grader import hints, oracle
+from grader import tolerances as tol
+from grader.compare import WrongAnswer, assert_close, assert_unchanged, describe_mismatch, expect_array
+from grader.submission import StudentRaised
+from grader.timings import timed
+
+
+class _Call:
+    """A student call in flight: the expected answer is computed while the worker runs."""
+
+    def __init__(self, student, func, *args, return_args=False):
+        self.args = args
+        self._answer = None  # (value, exception) once read
+        self.pending = student.submit(func, *args, return_args=return_args)
+        if self.pending.answered_at_once():
+            self._read()
+            if self._answer[1] is not None:  # a stub or a crash: report it now, before computing expectations
+                raise self._answer[1]
+
+    def _read(self):
+        try:
+            self._answer = (self.pending.result(), None)
+        except StudentRaised as exc:
+            ndim = max((a.ndim for a in self.args if isinstance(a, np.ndarray)), default=0)
+            hint = hints.batch_dims(str(exc), ndim)
+            if hint:
+                exc = StudentRaised(f"{exc}\n  hint: {hint}", exc.type_name, exc.is_value_error)
+            self._answer = (None, exc)
+        except Exception as exc:
+            self._answer = (None, exc)
+
+    def result(self):
+        """The student's answer (adding the batch-dims hint when a batched input made their code raise)."""
+        if self._answer is None:
+            self._read()
+        value, exc = self._answer
+        if exc is not None:
+            raise exc
+        return value
+
+
+def _label(func, what, arr):
+    return f"{func} on {what}, {arr.dtype} input"
+
+
+def check_scale_scores(student, Q, K, *, what, reference=None):
+    running = _Call(student, "scale_scores", Q, K)
+    with timed("compare"):
+        expected = oracle.scale_scores(Q, K)
+        bound = tol.scale_scores_bound(Q, K, Q.dtype)
+    got = running.result()
+    with timed("compare"):
+        expect_array(got, func="scale_scores", shape=Q.shape[:-1] + (K.shape[-2],), dtype=Q.dtype)
+        assert_close(got, expected, bound, what=_label("scale_scores", what, Q),
+                     hints=lambda: hints.scale_scores(got, expected, Q, K))
+        if reference is not None:
+            assert_close(got, reference.scale_scores(Q, K), 2 * bound,
+                         what=_label("scale_scores", what, Q) + ", compared with the reference solution")
+    return got
+
+
+def check_causal_mask(student, scores, *, what):
+    got = _Call(student, "apply_causal_mask", scores).result()
+    with timed("compare"):
+        expect_array(got, func="apply_causal_mask", shape=scores.shape, dtype=scores.dtype)
+        hide = oracle.future_mask(scores.shape[-1])
+        masked_ok = got <= tol.MASK_LIMIT
+        same_bits = got.view(f"u{got.itemsize}") == scores.view(f"u{scores.itemsize}")
+        wrong = np.where(hide, ~masked_ok, ~same_bits)
+        if wrong.any():
+            expected = oracle.apply_causal_mask(scores)
+            raise WrongAnswer(describe_mismatch(got, expected, wrong, what=_label("apply_causal_mask", what, scores),
+                                                hints=hints.apply_causal_mask(got, scores)))
+    return got
+
+
+def check_row_softmax(student, scores, *, what, reference=None):
+    running = _Call(student, "row_softmax", scores)
+    with timed("compare"):
+        expected = oracle.row_softmax(scores)
+        bound = tol.softmax_bound(scores, expected, scores.dtype)
+    got = running.result()
+    with timed("compare"):
+        expect_array(got, func="row_softmax", shape=scores.shape, dtype=scores.dtype)
+        label = _label("row_softmax", what, scores)
+        diagnose = lambda: hints.row_softmax(got, expected, scores)  # noqa: E731
+        assert_close(got, expected, bound, what=label, hints=diagnose)
+        zero_wanted = np.isneginf(scores)
+        if (got[zero_wanted] != 0).any():  # within tolerance is not enough: -inf must give exactly 0
+            wrong = zero_wanted & (got != 0)
+            raise WrongAnswer(describe_mismatch(got, expected, wrong, what=label + " (-inf must become exactly 0)",
+                                                hints=diagnose()))
+        if reference is not None:
+            assert_close(got, reference.row_softmax(scores), 2 * bound,
+                         what=label + ", compared with the reference solution")
+    return got
+
+
+def check_weighted_sum(student, A, V, *, what, reference=None):
+    running = _Call(student, "weighted_sum", A, V)
+    with timed("compare"):
+        expected = oracle.weighted_sum(A, V)
+        bound = tol.weighted_sum_bound(A, V, V.dtype)
+    got = running.result()
+    with timed("compare"):
+        expect_array(got, func="weighted_sum", shape=V.shape, dtype=V.dtype)
+        assert_close(got, expected, bound, what=_label("weighted_sum", what, V),
+                     hints=lambda: hints.weighted_sum(got, expected, A, V))
+        if reference is not None:
+            assert_close(got, reference.weighted_sum(A, V), 2 * bound,
+                         what=_label("weighted_sum", what, V) + ", compared with the reference solution")
+    return got
+
+
+def check_causal_attention(student, Q, K, V, *, what, reference=None):
+    running = _Call(student, "causal_attention", Q, K, V)
+    with timed("compare"):
+        expected = oracle.causal_attention(Q, K, V)  # torch's fused SDPA, is_causal=True
+        bound = tol.attention_bound(Q, K, V, *oracle.causal_scores_and_weights(Q, K), V.dtype)
+    got = running.result()
+    with timed("compare"):
+        expect_array(got, func="causal_attention", shape=V.shape, dtype=V.dtype)
+        assert_close(got, expected, bound, what=_label("causal_attention", what, V),
+                     hints=lambda: ["causal_attention chains your four functions: "
+                                    "fix any of them that fails its own tests first"])
+        if reference is not None:
+            assert_close(got, reference.causal_attention(Q, K, V), 2 * bound,
+                         what=_label("causal_attention", what, V) + ", compared with the reference solution")
+    return got
+
+
+def check_inputs_unchanged(student, func, named_args):
+    """Call func and require every input array to come back bit for bit as sent."""
+    names, args = zip(*named_args)
+    sent = [a.copy() for a in args]
+    _, after = _Call(student, func, *args, return_args=True).result()
+    for name, before, back in zip(names, sent, after):
+        assert_unchanged(before, back, func=func, name=name)

@@ -1,0 +1,96 @@
+"""Collecting graded outcomes from a pytest run: one TestResult per graded test, with progress."""
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from grader.pytest_plugin import graded_info
+
+EXERCISES = ("compute_dk", "scale_scores", "apply_causal_mask", "row_softmax", "weighted_sum", "causal_attention")
+
+
+@dataclass
+class TestResult:
+    name: str  # pytest node id
+    exercise: str
+    points: float
+    suite: str  # "public" or "hidden"
+    passed: bool = False
+    message: str = ""
+    not_implemented: bool = False
+    duration: float = 0.0
+
+    @property
+    def score(self):
+        return self.points if self.passed else 0.0
+
+
+@dataclass
+class Run:
+    results: list = field(default_factory=list)
+    problems: list = field(default_factory=list)  # the grader's own failures: collection errors, bad markers
+
+
+def _suite_of(nodeid):
+    return "hidden" if "/hidden/" in "/" + nodeid else "public"
+
+
+class Collector:
+    """A pytest plugin object: records graded outcomes and reports progress while tests run."""
+
+    def __init__(self, progress=None):
+        self.run = Run()
+        self._by_id = {}
+        self._progress = progress  # callable(done, total, current exercise) or None
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items):
+        order = {ex: i for i, ex in enumerate(EXERCISES)}
+        items.sort(key=lambda item: order.get((graded_info(item) or ("",))[0], len(order)))  # lesson order
+        for item in items:
+            info = graded_info(item)
+            if info is None:
+                self.run.problems.append(f"{item.nodeid}: a test in a graded suite has no exercise/points markers")
+                continue
+            exercise, points = info
+            if exercise not in EXERCISES:
+                self.run.problems.append(f"{item.nodeid}: unknown exercise {exercise!r}")
+            r = TestResult(item.nodeid, exercise, float(points), _suite_of(item.nodeid))
+            self._by_id[item.nodeid] = r
+            self.run.results.append(r)
+        self._total = len(items)
+        self._done = 0
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.run.problems.append(f"could not collect {report.nodeid or 'the suite'}:\n{report.longreprtext}")
+
+    def pytest_runtest_logreport(self, report):
+        r = self._by_id.get(report.nodeid)
+        if r is None:
+            return
+        r.duration += report.duration
+        if report.when == "call":
+            r.passed = report.passed
+        if report.failed:
+            r.passed = False
+            if dict(report.user_properties).get("student_message"):
+                r.message = str(report.longrepr)
+            else:  # an unexpected exception in the grader's own test code: show it whole, flag it
+                r.message = f"grader error in {report.when} (please report it):\n{report.longreprtext}"
+            r.not_implemented = "not implemented yet" in r.message
+        if report.when == "teardown":
+            self._done += 1
+            if self._progress:
+                self._progress(self._done, self._total, r.exercise)
+
+
+def run_pytest(paths, submission, timeout, progress=None, extra_args=()):
+    """Run the graded suites in this process (student code stays in the worker) and return the Run."""
+    collector = Collector(progress)
+    args = [*map(str, paths), "--submission", str(submission), "--call-timeout", str(timeout),
+            "-p", "no:terminal", "-p", "no:cacheprovider", *extra_args]
+    code = pytest.main(args, plugins=[collector])
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not collector.run.problems:
+        collector.run.problems.append(f"pytest stopped with exit code {int(code)} ({code.name})")
+    return collector.run

@@ -1,0 +1,89 @@
+"""`python -m grader grade`: run the graded suites on a submission, print the scorecard, write results.json."""
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from grader import collect, results, scorecard, timings
+from grader.pytest_plugin import DEFAULT_TIMEOUT, ROOT
+
+SUITES = {"public": ["tests/public"], "hidden": ["tests/hidden"], "all": ["tests/public", "tests/hidden"]}
+
+
+def add_arguments(parser):
+    parser.add_argument("--submission", default=str(ROOT / "exercises"),
+                        help="folder holding the student's attention.py (default: exercises/)")
+    parser.add_argument("--suite", choices=sorted(SUITES), default="public",
+                        help="which graded suites to run (default: public)")
+    parser.add_argument("--results", metavar="FILE", help="also write Gradescope's results.json to FILE")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                        help="seconds one call into the student's code may take (default: %(default)s)")
+    parser.add_argument("--timings", metavar="FILE", help=argparse_hidden_help())
+
+
+def argparse_hidden_help():
+    return "write where grading time went (import, worker, compare) as JSON to FILE (used by make bench)"
+
+
+class _ProgressShown:
+    """Progress while grading: a bar on a terminal, one line per exercise elsewhere (CI logs)."""
+
+    def __init__(self, console):
+        self.console, self.bar, self.task, self.last = console, None, None, None
+
+    def __enter__(self):
+        if self.console.is_terminal:
+            self.bar = Progress(TextColumn("grading {task.description:<18}"), BarColumn(), MofNCompleteColumn(),
+                                TimeElapsedColumn(), console=self.console, transient=True)
+            self.bar.__enter__()
+            self.task = self.bar.add_task("", total=None)
+        return self
+
+    def __call__(self, done, total, exercise):
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, total=total, description=exercise)
+        elif exercise != self.last:
+            self.console.print(f"grading {exercise} ...")
+            self.last = exercise
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+
+def main(args):
+    started = time.perf_counter()
+    console = Console(highlight=False, width=None if Console().is_terminal else 110)
+    submission = Path(args.submission)
+    paths = [ROOT / p for p in SUITES[args.suite]]
+    missing = [p for p in paths if not p.is_dir()]
+    if missing:
+        console.print(f"grader: no {', '.join(str(p.relative_to(ROOT)) for p in missing)} in this copy "
+                      f"(the hidden suite stays with the instructor); use --suite public")
+        return 2
+    if not submission.is_dir():
+        console.print(f"grader: {submission} is not a folder: pass the folder that holds attention.py")
+        return 2
+    with _ProgressShown(console) as progress:
+        run = collect.run_pytest(paths, submission.resolve(), args.timeout, progress=progress)
+    where = submission.resolve()
+    try:
+        where = where.relative_to(Path.cwd())
+    except ValueError:
+        pass
+    scorecard.render(run, title=f"Causal self-attention: grading {where}/ ({args.suite} suite)", console=console)
+    elapsed = time.perf_counter() - started
+    if args.results:
+        results.write(args.results, run, execution_time=elapsed)
+        console.print(f"\nwrote {args.results}")
+    if args.timings:
+        Path(args.timings).write_text(json.dumps(dict(timings.TOTALS, grade=elapsed)) + "\n")
+    return 2 if run.problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit("use: python -m grader grade")

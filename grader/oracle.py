@@ -1,0 +1,52 @@
+"""An independent float64 oracle, written with torch rather than NumPy.
+
+The graded tests compare the student's arrays with these, never with the
+reference solution's NumPy code, so the public suite ships no solution. Each
+function takes NumPy arrays of any float dtype and returns float64 NumPy arrays.
+"""
+
+import math
+
+import numpy as np
+import torch
+
+
+def _t(a):
+    return torch.from_numpy(np.asarray(a, dtype=np.float64))
+
+
+def scale_scores(Q, K):
+    return torch.matmul(_t(Q), _t(K).transpose(-1, -2)).div_(math.sqrt(Q.shape[-1])).numpy()
+
+
+def future_mask(T):
+    """True where j > i: the entries a causal mask hides."""
+    return np.triu(np.ones((T, T), dtype=bool), k=1)
+
+
+def apply_causal_mask(scores):
+    s = _t(scores)
+    T = s.shape[-1]
+    hide = torch.ones(T, T, dtype=torch.bool).triu(1)
+    return s.masked_fill(hide, float("-inf")).numpy()  # masked_fill copies: the input stays as it was
+
+
+def row_softmax(scores):
+    return torch.softmax(_t(scores), dim=-1).numpy()
+
+
+def weighted_sum(A, V):
+    return torch.matmul(_t(A), _t(V)).numpy()
+
+
+def causal_attention(Q, K, V):
+    """torch's own fused attention with is_causal=True: independent of every step above."""
+    with torch.no_grad():
+        out = torch.nn.functional.scaled_dot_product_attention(_t(Q), _t(K), _t(V), is_causal=True)
+    return out.numpy()
+
+
+def causal_scores_and_weights(Q, K):
+    """The scaled scores Q K^T / sqrt(d_k) and the weights A = softmax(mask(scores)), both float64."""
+    scores = scale_scores(Q, K)
+    return scores, row_softmax(apply_causal_mask(scores))

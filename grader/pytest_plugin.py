@@ -1,0 +1,76 @@
+"""The pytest side of grading: the `student` fixture, seeded `rng`, and the exercise/points markers.
+
+Loaded by the repository's conftest.py, so `pytest tests/public` works on its own
+and `python -m grader grade` runs the same tests. A graded test looks like:
+
+    @pytest.mark.exercise("row_softmax")
+    @pytest.mark.points(2)
+    def test_rows_sum_to_one(student, rng): ...
+"""
+
+from pathlib import Path
+
+import pytest
+
+from grader import inputs
+from grader.compare import WrongAnswer
+from grader.submission import StudentCodeError, Submission
+
+ROOT = Path(__file__).resolve().parent.parent
+PUBLIC_SEED = 20171206  # the day "Attention Is All You Need" was presented at NeurIPS
+DEFAULT_TIMEOUT = 60.0  # seconds per call: generous for a NumPy loop over 12 x 1024 rows
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("grader", "grading a student submission")
+    group.addoption("--submission", default=str(ROOT / "exercises"),
+                    help="folder holding the student's attention.py (default: exercises/)")
+    group.addoption("--call-timeout", type=float, default=DEFAULT_TIMEOUT,
+                    help="seconds one call into the student's code may take (default: %(default)s)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "exercise(name): the exercise a graded test belongs to")
+    config.addinivalue_line("markers", "points(n): how many points a graded test is worth")
+
+
+def graded_info(item):
+    """(exercise, points) of a graded test, or None for an ungraded one."""
+    ex, pts = item.get_closest_marker("exercise"), item.get_closest_marker("points")
+    if ex is None and pts is None:
+        return None
+    if ex is None or pts is None or len(ex.args) != 1 or len(pts.args) != 1:
+        raise pytest.UsageError(f"{item.nodeid}: a graded test needs both @exercise(name) and @points(n)")
+    return ex.args[0], pts.args[0]
+
+
+@pytest.fixture(scope="session")
+def student(request):
+    """The student's submission; every call runs in a worker process."""
+    sub = Submission(request.config.getoption("--submission"), timeout=request.config.getoption("--call-timeout"))
+    yield sub
+    sub.close()
+
+
+@pytest.fixture
+def suite_seed():
+    """The seed mixed into every input of the suite; the hidden suite overrides it."""
+    return PUBLIC_SEED
+
+
+@pytest.fixture
+def rng(request, suite_seed):
+    """A fresh Generator per test, seeded by the test's name: inputs differ per test and repeat per run."""
+    return inputs.rng_for(f"{request.node.module.__name__}::{request.node.name}", suite_seed)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    info = graded_info(item)
+    if info is not None:
+        report.user_properties.extend([("exercise", info[0]), ("points", info[1])])
+    if call.excinfo is not None and call.excinfo.errisinstance((StudentCodeError, WrongAnswer)):
+        report.longrepr = str(call.excinfo.value)  # the student's message, not a traceback of the grader
+        report.user_properties.append(("student_message", True))

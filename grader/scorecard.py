@@ -1,0 +1,82 @@
+"""The scorecard: one line per exercise with points earned / possible, each failing test's message, a total."""
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from grader.collect import EXERCISES
+
+MAX_MESSAGE_LINES = 14
+NOT_IMPLEMENTED_ADVICE = {
+    "causal_attention": "not implemented yet: causal_attention is complete; it runs once the four functions "
+                        "it calls are filled in",
+}
+
+
+def exercise_totals(results):
+    """{exercise: (earned, possible, results)} in lesson order."""
+    totals = {}
+    for ex in EXERCISES:
+        rs = [r for r in results if r.exercise == ex]
+        if rs:
+            totals[ex] = (sum(r.score for r in rs), sum(r.points for r in rs), rs)
+    return totals
+
+
+def _status(earned, possible, rs):
+    failed = [r for r in rs if not r.passed]
+    if not failed:
+        return Text("all tests pass", style="green")
+    if all(r.not_implemented for r in failed) and len(failed) == len(rs):
+        return Text("not implemented yet", style="yellow")
+    return Text(f"{len(failed)} of {len(rs)} tests fail", style="red")
+
+
+def _fmt(x):
+    return f"{x:g}"
+
+
+def _clip(message):
+    lines = message.splitlines()
+    if len(lines) > MAX_MESSAGE_LINES:
+        lines = lines[:MAX_MESSAGE_LINES] + [f"... ({len(lines) - MAX_MESSAGE_LINES} more lines)"]
+    return "\n".join(lines)
+
+
+def render(run, *, title, console=None):
+    console = console or Console(width=None if Console().is_terminal else 110, highlight=False)
+    totals = exercise_totals(run.results)
+    console.print(Text(title, style="bold"))
+    table = Table(show_lines=False)
+    table.add_column("exercise")
+    table.add_column("points", justify="right")
+    table.add_column("status")
+    earned_all = possible_all = 0.0
+    for ex, (earned, possible, rs) in totals.items():
+        table.add_row(ex, f"{_fmt(earned)} / {_fmt(possible)}", _status(earned, possible, rs))
+        earned_all += earned
+        possible_all += possible
+    table.add_section()
+    table.add_row(Text("total", style="bold"), Text(f"{_fmt(earned_all)} / {_fmt(possible_all)}", style="bold"), "")
+    console.print(table)
+    for ex, (earned, possible, rs) in totals.items():
+        failed = [r for r in rs if not r.passed]
+        if not failed:
+            continue
+        console.print(Text(f"\n{ex}: {_fmt(earned)} / {_fmt(possible)}", style="bold"))
+        if all(r.not_implemented for r in failed) and len(failed) == len(rs):
+            console.print(f"  {NOT_IMPLEMENTED_ADVICE.get(ex, f'not implemented yet: fill in {ex} in attention.py')}")
+            continue
+        shown = set()
+        for r in failed:
+            test = r.name.split("::", 1)[-1]
+            key = r.message
+            if key in shown:  # the same message (an import error, say) once per exercise is enough
+                console.print(f"  [red]FAIL[/red] {test}: (same as above)", markup=True)
+                continue
+            shown.add(key)
+            console.print(f"  [red]FAIL[/red] {test} ({_fmt(r.points)} pt)", markup=True)
+            console.print(Text("    " + _clip(r.message).replace("\n", "\n    ")))
+    for problem in run.problems:
+        console.print(Text(f"\ngrader problem: {problem}", style="bold red"))
+    return earned_all, possible_all

@@ -1,0 +1,93 @@
+"""How far a correct answer may be from the float64 oracle, per dtype. Written down once, here.
+
+Every bound is a worst-case rounding bound for *any* correct algorithm (any summation
+order, FMA or not), times SAFETY, so a correct float32 answer never fails and a
+real mistake (a factor of 8, a leaked row, a wrong axis) is always far outside.
+u is the unit roundoff of the answer's dtype: 2**-24 ~ 6.0e-8 for float32, 2**-53 ~ 1.1e-16
+for float64. gamma(n) = n u / (1 - n u) (Higham, Accuracy and Stability of Numerical
+Algorithms, 2nd ed., section 3.1).
+
+- matmul of n terms: |C - fl(C)| <= gamma(n) |A| |B| (Higham Thm 3.5; any order).
+  Scaling by 1/sqrt(d_k) before or after adds two roundings: gamma(n + 2).
+- softmax p_j = exp(x_j - m) / sum: the subtraction errs by u |x_j - m|, which exp turns
+  into a relative error of |x_j - m| u; exp itself errs by at most EXP_ULPS ulps; the sum
+  of n positive terms by gamma(n); the division by u. Relative bound:
+  (|x_j| + |m| + EXP_ULPS + n + 1) u, plus TINY absolute for results that underflow.
+- The causal mask is exact: kept entries must equal the input bit for bit.
+- Chained attention: a score error e_ij changes a weight by at most a factor exp(2 max_j e_ij),
+  then A V adds gamma(T); bound (2 max_j e_ij + softmax bound + gamma(T)) (|A| |V|).
+"""
+
+import numpy as np
+
+SAFETY = 2.0
+EXP_ULPS = 4  # glibc/NumPy exp are within 1-4 ulp
+MASK_LIMIT = -1e9  # the lesson's "effectively -inf": any value at or below it counts as masked
+
+
+def unit_roundoff(dtype):
+    return float(np.finfo(dtype).eps) / 2
+
+
+def tiny(dtype):
+    """Absolute slack for results that underflow: the smallest normal number of the dtype."""
+    return float(np.finfo(dtype).tiny)
+
+
+def gamma(n, dtype):
+    nu = n * unit_roundoff(dtype)
+    return nu / (1 - nu)
+
+
+def matmul_bound(A, B, n_terms, dtype, extra_roundings=0):
+    """Per-element bound for A @ B computed in dtype: SAFETY gamma(n + extra) |A| |B| (+ tiny)."""
+    bound = np.matmul(np.abs(np.asarray(A, np.float64)), np.abs(np.asarray(B, np.float64)))
+    bound *= SAFETY * gamma(n_terms + extra_roundings, dtype)
+    bound += tiny(dtype)
+    return bound
+
+
+def scale_scores_bound(Q, K, dtype):
+    d_k = Q.shape[-1]
+    bound = matmul_bound(Q, np.swapaxes(K, -1, -2), d_k, dtype, extra_roundings=2)
+    bound /= np.sqrt(d_k)
+    return bound
+
+
+def softmax_relative(scores, dtype):
+    """Per-element relative bound of a correct softmax of scores (may hold -inf), float64."""
+    rel = np.abs(np.asarray(scores, np.float64))  # a fresh array, updated in place below
+    np.copyto(rel, 0.0, where=~np.isfinite(rel))
+    rel += np.max(rel, axis=-1, keepdims=True)  # |x_j| + |m|
+    rel += EXP_ULPS + rel.shape[-1] + 1
+    rel *= SAFETY * unit_roundoff(dtype)
+    return rel
+
+
+def softmax_bound(scores, expected, dtype):
+    bound = softmax_relative(scores, dtype)
+    bound *= np.abs(expected)
+    bound += tiny(dtype)
+    return bound
+
+
+def weighted_sum_bound(A, V, dtype):
+    return matmul_bound(A, V, A.shape[-1], dtype)
+
+
+def attention_bound(Q, K, V, scores, weights, dtype):
+    """Bound for the chained causal_attention output, from the oracle's float64 scores and weights."""
+    T = weights.shape[-1]
+    hide = np.triu(np.ones((T, T), dtype=bool), k=1)
+    scores_err = scale_scores_bound(Q, K, dtype)
+    np.copyto(scores_err, 0.0, where=hide)
+    row_err = np.max(scores_err, axis=-1, keepdims=True)
+    abs_scores = np.abs(scores)
+    np.copyto(abs_scores, 0.0, where=hide)
+    row_max = np.max(abs_scores, axis=-1, keepdims=True)
+    soft = SAFETY * (2 * row_max + EXP_ULPS + T + 1) * unit_roundoff(dtype)  # softmax_relative's row maximum
+    rel = SAFETY * 2 * row_err + soft + SAFETY * gamma(T, dtype)
+    bound = np.matmul(weights, np.abs(np.asarray(V, np.float64)))
+    bound *= rel
+    bound += tiny(dtype)
+    return bound

@@ -1,0 +1,128 @@
+"""The worker: the only process that imports and runs the student's code.
+
+Started by grader.submission as `python -I grader/worker.py REPLY_FD FILE`, with
+the submission's folder as working directory, requests arriving on stdin and
+stdout/stderr going to a capture file the grader reads. It imports the student's
+file once, then answers call requests until stdin closes. Replies go to REPLY_FD,
+a pipe the student's prints cannot reach by accident.
+
+It describes what the student's function returned or raised; it never decides a
+grade. The grader treats every reply as untrusted data.
+"""
+
+import importlib.util
+import os
+import sys
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wire  # noqa: E402  (needs the path above; -I leaves the script's folder off sys.path)
+
+sys.path.pop(0)
+
+import numpy as np  # noqa: E402
+
+MAX_TEXT = 2000
+
+
+def _student_frames(tb, filename):
+    """The traceback frames inside the student's file, as 'attention.py:12 in f: line'."""
+    frames = [f for f in traceback.extract_tb(tb) if os.path.abspath(f.filename) == filename]
+    return [f"{os.path.basename(f.filename)}:{f.lineno} in {f.name}: {(f.line or '').strip()}" for f in frames]
+
+
+def _short(text, limit=MAX_TEXT):
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def _safe_repr(value):
+    try:
+        return _short(repr(value), 200)
+    except BaseException:  # a hostile __repr__ must not take the worker down
+        return f"<{type(value).__name__} object>"
+
+
+def load_student(filename):
+    """Import the student's file; return (module, None) or (None, problem header)."""
+    spec = importlib.util.spec_from_file_location("attention", filename)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["attention"] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        where = f"{os.path.basename(exc.filename or filename)}:{exc.lineno}"
+        return None, {"status": "import_error", "type": type(exc).__name__, "message": _short(exc.msg),
+                      "where": where, "line": _short((exc.text or "").rstrip(), 300)}
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt: all are the student's import failing
+        frames = _student_frames(exc.__traceback__, filename)
+        return None, {"status": "import_error", "type": type(exc).__name__, "message": _short(exc),
+                      "where": frames[-1].split(" in ")[0] if frames else os.path.basename(filename),
+                      "traceback": frames}
+    return module, None
+
+
+def describe_result(result):
+    """The reply header and arrays for a returned value."""
+    if type(result) is np.ndarray:
+        return {"status": "ok", "kind": "array"}, [result]
+    if isinstance(result, np.ndarray):
+        return {"status": "ok", "kind": "array_subclass", "type": type(result).__module__ + "." + type(result).__name__}, []
+    if type(result) is int:
+        return {"status": "ok", "kind": "int", "value": result}, []
+    if type(result) is float:
+        return {"status": "ok", "kind": "float", "value": result}, []
+    if isinstance(result, np.generic):
+        return {"status": "ok", "kind": "numpy_scalar", "type": "numpy." + type(result).__name__,
+                "repr": _safe_repr(result)}, []
+    return {"status": "ok", "kind": "other", "type": type(result).__name__, "repr": _safe_repr(result)}, []
+
+
+def call(module, filename, request, arrays):
+    name = request.get("func")
+    func = getattr(module, name, None)
+    if not callable(func):
+        return {"status": "missing", "func": name}, []
+    args = [arrays[a["array"]] if "array" in a else a["value"] for a in request.get("args", [])]
+    try:
+        result = func(*args)
+    except NotImplementedError as exc:
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if os.path.abspath(f.filename) == filename]
+        return {"status": "not_implemented", "in": frames[-1].name if frames else name}, []
+    except BaseException as exc:  # SystemExit included: it costs this call only
+        frames = _student_frames(exc.__traceback__, filename)
+        return {"status": "raised", "type": type(exc).__name__, "is_value_error": isinstance(exc, ValueError),
+                "message": _short(exc), "traceback": frames[-5:]}, []
+    header, out = describe_result(result)
+    if request.get("return_args"):
+        header["returned_args"] = True
+        out = out + [a for a in args if isinstance(a, np.ndarray)]
+    return header, out
+
+
+def main():
+    reply_fd, filename = int(sys.argv[1]), os.path.abspath(sys.argv[2])
+    module, problem = load_student(filename)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    wire.write_blocking(reply_fd, wire.encode(problem or {"status": "ready"}))
+    while True:
+        try:
+            request, arrays = wire.read_blocking(0)
+        except wire.WireClosed:
+            return
+        if problem is not None:
+            header, out = problem, []
+        else:
+            header, out = call(module, filename, request, arrays)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            chunks = wire.encode(header, out)
+        except (TypeError, ValueError) as exc:  # e.g. a result no JSON can hold
+            chunks = wire.encode({"status": "ok", "kind": "other", "type": "unencodable", "repr": _short(exc)})
+        wire.write_blocking(reply_fd, chunks)
+
+
+if __name__ == "__main__":
+    main()

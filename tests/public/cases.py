@@ -1,0 +1,18 @@
+"""The shapes and dtypes the public suite grades at (see grader/inputs.py for the cases)."""
+
+import numpy as np
+import pytest
+
+from grader.inputs import CASES
+
+F32, F64 = np.float32, np.float64
+
+
+def grid(*pairs):
+    """pytest params (case, dtype) with readable ids such as andrea-float32."""
+    return [pytest.param(CASES[name], dtype, id=f"{name}-{np.dtype(dtype).name}") for name, dtype in pairs]
+
+
+# every exercise is graded at these: ANDREA-120M in both dtypes, a batch of two (4-D), 2-D, T = 1, 2, 17, 1023
+COMMON = grid(("andrea", F32), ("andrea", F64), ("andrea_batch2", F32), ("one_head_2d", F64),
+              ("T1", F32), ("T2", F64), ("T17", F32), ("T1023", F64))
