@@ -145,3 +145,22 @@ def check_inputs_unchanged(student, func, named_args):
     _, after = _Call(student, func, *args, return_args=True).result()
     for name, before, back in zip(names, sent, after):
         assert_unchanged(before, back, func=func, name=name)
+
+
+def check_compute_dk(student, d_model, n_head):
+    got = _Call(student, "compute_dk", d_model, n_head).result()
+    want = d_model // n_head
+    if got != want:
+        raise WrongAnswer(f"compute_dk({d_model}, {n_head}) returned {got}, expected {want} (= {d_model} // {n_head})")
+
+
+def check_compute_dk_rejects(student, d_model, n_head, why):
+    """compute_dk must raise ValueError; not implemented, crashes and timeouts are reported as they are."""
+    try:
+        got = _Call(student, "compute_dk", d_model, n_head).result()
+    except StudentRaised as exc:
+        if exc.is_value_error:
+            return
+        raise WrongAnswer(f"compute_dk({d_model!r}, {n_head!r}) raised {exc.type_name}; "
+                          f"expected ValueError because {why}\n{exc}") from None
+    raise WrongAnswer(f"compute_dk({d_model!r}, {n_head!r}) returned {got!r}; expected a ValueError because {why}")

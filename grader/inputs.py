@@ -61,13 +61,15 @@ def qkv(rng, case, dtype):
 
 
 def scores(rng, case, dtype, magnitude=None):
-    """Attention scores of spread ~1, as Q K^T / sqrt(d_k) has for unit-variance Q and K, shape (..., T, T).
+    """Scaled attention scores Q K^T / sqrt(d_k) of fresh N(0, 1) Q and K, computed in dtype, shape (..., T, T).
 
+    (A matmul of two small random arrays costs far less than drawing T x T random numbers.)
     With magnitude, rescale so the largest |entry| is that large (1e4 tests stability).
     """
-    s = _normal(rng, case.scores_shape(), dtype)
-    if magnitude is not None:
-        s *= np.asarray(magnitude / np.max(np.abs(s)), dtype)
+    Q, K, _ = qkv(rng, case, dtype)
+    s = np.matmul(Q, np.swapaxes(K, -1, -2))
+    peak = np.max(np.abs(s)) if magnitude is not None else None
+    s *= np.asarray(magnitude / peak if magnitude is not None else 1 / np.sqrt(case.d_k), dtype)
     return s
 
 

@@ -41,7 +41,8 @@ def gamma(n, dtype):
 
 def matmul_bound(A, B, n_terms, dtype, extra_roundings=0):
     """Per-element bound for A @ B computed in dtype: SAFETY gamma(n + extra) |A| |B| (+ tiny)."""
-    bound = np.matmul(np.abs(np.asarray(A, np.float64)), np.abs(np.asarray(B, np.float64)))
+    # |A| |B| in float32: it only sizes the bound, and its own relative error (~1e-5) is far inside SAFETY
+    bound = np.matmul(np.abs(A, dtype=np.float32), np.abs(B, dtype=np.float32)).astype(np.float64)
     bound *= SAFETY * gamma(n_terms + extra_roundings, dtype)
     bound += tiny(dtype)
     return bound
@@ -87,7 +88,7 @@ def attention_bound(Q, K, V, scores, weights, dtype):
     row_max = np.max(abs_scores, axis=-1, keepdims=True)
     soft = SAFETY * (2 * row_max + EXP_ULPS + T + 1) * unit_roundoff(dtype)  # softmax_relative's row maximum
     rel = SAFETY * 2 * row_err + soft + SAFETY * gamma(T, dtype)
-    bound = np.matmul(weights, np.abs(np.asarray(V, np.float64)))
+    bound = np.matmul(weights.astype(np.float32), np.abs(V, dtype=np.float32)).astype(np.float64)
     bound *= rel
     bound += tiny(dtype)
     return bound

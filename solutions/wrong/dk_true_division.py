@@ -1,0 +1,8 @@
+"""compute_dk uses / and returns a float (64.0), and checks nothing."""
+
+SCORES = {"compute_dk": 0}
+HINT = "return a Python int"
+
+
+def compute_dk(d_model, n_head):
+    return d_model / n_head

@@ -1,0 +1,10 @@
+"""apply_causal_mask also masks the diagonal (j >= i): no position may attend to itself."""
+
+SCORES = {"apply_causal_mask": 1, "causal_attention": 0}
+HINT = "the mask hides the present"
+
+
+def apply_causal_mask(scores):
+    T = scores.shape[-1]
+    future = np.triu(np.ones((T, T), dtype=bool), k=0)
+    return np.where(future, np.asarray(-np.inf, dtype=scores.dtype), scores)

@@ -1,0 +1,8 @@
+"""scale_scores divides by d_k instead of sqrt(d_k)."""
+
+SCORES = {"scale_scores": 1, "causal_attention": 0}
+HINT = "divided by d_k instead of sqrt(d_k)"
+
+
+def scale_scores(Q, K):
+    return np.matmul(Q, np.swapaxes(K, -1, -2)) / np.asarray(Q.shape[-1], dtype=Q.dtype)

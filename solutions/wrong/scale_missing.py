@@ -1,0 +1,8 @@
+"""scale_scores forgets to divide by sqrt(d_k): scores 8 times too large."""
+
+SCORES = {"scale_scores": 1, "causal_attention": 0}
+HINT = "missing scale"
+
+
+def scale_scores(Q, K):
+    return np.matmul(Q, np.swapaxes(K, -1, -2))

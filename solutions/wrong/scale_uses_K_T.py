@@ -1,0 +1,8 @@
+"""scale_scores uses K.T, which reverses every axis: right for one 2-D head, wrong for batches of heads."""
+
+SCORES = {"scale_scores": 3, "causal_attention": 0}
+HINT = "batch dims not handled"
+
+
+def scale_scores(Q, K):
+    return (Q @ K.T) / np.asarray(np.sqrt(Q.shape[-1]), dtype=Q.dtype)

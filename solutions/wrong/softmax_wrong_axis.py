@@ -1,0 +1,9 @@
+"""row_softmax normalises over axis -2: the columns sum to 1 instead of the rows."""
+
+SCORES = {"row_softmax": 2, "causal_attention": 0}
+HINT = "softmax over the wrong axis"
+
+
+def row_softmax(scores):
+    e = np.exp(scores - np.max(scores, axis=-2, keepdims=True))
+    return e / np.sum(e, axis=-2, keepdims=True)

@@ -1,0 +1,8 @@
+"""weighted_sum computes A^T V: each output mixes a column of A instead of a row."""
+
+SCORES = {"weighted_sum": 2, "causal_attention": 0}
+HINT = "your result is A^T V"
+
+
+def weighted_sum(A, V):
+    return np.matmul(np.swapaxes(A, -1, -2), V)

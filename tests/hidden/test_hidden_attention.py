@@ -1,0 +1,79 @@
+"""Hidden tests: fresh inputs from the hidden seed, compared with the reference solution and the torch oracle."""
+
+import numpy as np
+import pytest
+
+from grader import checks, inputs
+from grader.inputs import CASES, Case
+
+F32, F64 = np.float32, np.float64
+ANDREA, BATCH2, T17 = CASES["andrea"], CASES["andrea_batch2"], CASES["T17"]
+WIDE = Case("heads of width d_k=128 (d_model=1536, n_head=12), T=65", (12,), 65, 128)
+
+
+def graded(exercise, points):
+    def mark(test):
+        return pytest.mark.exercise(exercise)(pytest.mark.points(points)(test))
+    return mark
+
+
+def params(*triples):
+    return [pytest.param(case, dtype, id=name) for name, case, dtype in triples]
+
+
+@graded("compute_dk", 1)
+def test_compute_dk_more_models(student):
+    for d_model, n_head in [(4096, 32), (2048, 16), (1536, 12), (1, 1)]:
+        checks.check_compute_dk(student, d_model, n_head)
+
+
+@graded("compute_dk", 1)
+def test_compute_dk_rejects_more(student):
+    for d_model, n_head in [(768, 7), (None, 12), (768, None), (-12, -1)]:
+        checks.check_compute_dk_rejects(student, d_model, n_head, "d_model must be a positive int that n_head divides")
+
+
+@graded("scale_scores", 2)
+@pytest.mark.parametrize("case,dtype", params(("andrea-float64", ANDREA, F64), ("dk128-float32", WIDE, F32)))
+def test_scale_scores(student, rng, reference, case, dtype):
+    Q, K, _ = inputs.qkv(rng, case, dtype)
+    checks.check_scale_scores(student, Q, K, what=case.label, reference=reference)
+
+
+@graded("apply_causal_mask", 2)
+@pytest.mark.parametrize("case,dtype", params(("andrea-float64", ANDREA, F64), ("T17-float32", T17, F32)))
+def test_apply_causal_mask(student, rng, case, dtype):
+    scores = inputs.scores(rng, case, dtype)
+    scores[..., ::3, :] = np.round(scores[..., ::3, :])  # ties and exact integers: still kept bit for bit
+    checks.check_causal_mask(student, scores, what=case.label + ", with ties")
+
+
+@graded("row_softmax", 2)
+@pytest.mark.parametrize("case,dtype", params(("andrea-float32", ANDREA, F32), ("T17-float64", T17, F64)))
+def test_row_softmax_large_logits(student, rng, reference, case, dtype):
+    scores = inputs.masked_scores(rng, case, dtype, magnitude=3e4)
+    checks.check_row_softmax(student, scores, what=case.label + ", logits up to 3e4", reference=reference)
+
+
+@graded("row_softmax", 1)
+def test_row_softmax_flat_and_repeated_rows(student, reference):
+    scores = np.zeros((4, 9, 9))  # a flat row, a row of huge equal values, a repeated maximum
+    scores[1] = 5e3
+    scores[2, :, ::2] = 7.0
+    scores[3] = -2e4
+    checks.check_row_softmax(student, scores, what="flat rows and repeated maxima, float64", reference=reference)
+
+
+@graded("weighted_sum", 2)
+@pytest.mark.parametrize("case,dtype", params(("andrea-float32", ANDREA, F32), ("T17-float64", T17, F64)))
+def test_weighted_sum(student, rng, reference, case, dtype):
+    A = inputs.weights(rng, case, dtype)
+    _, _, V = inputs.qkv(rng, case, dtype)
+    checks.check_weighted_sum(student, A, V, what=case.label, reference=reference)
+
+
+@graded("causal_attention", 2)
+@pytest.mark.parametrize("case,dtype", params(("andrea-float64", ANDREA, F64), ("batch2-float32", BATCH2, F32)))
+def test_causal_attention(student, rng, reference, case, dtype):
+    Q, K, V = inputs.qkv(rng, case, dtype)
+    checks.check_causal_attention(student, Q, K, V, what=case.label, reference=reference)
