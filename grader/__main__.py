@@ -13,7 +13,7 @@ def main(argv=None):
     exercises = sub.add_parser("exercises", help="generate exercises/ from solutions/ (make exercises)")
     exercises.add_argument("--check", action="store_true", help="only check that exercises/ is up to date")
     controls = sub.add_parser("controls", help="grade every known-wrong submission against the score it must get")
-    controls.add_argument("--jobs", type=int, default=2, help="controls graded at once (default: %(default)s)")
+    controls.add_argument("--json", metavar="FILE", help="also write each control's totals and problems to FILE")
     controls.add_argument("names", nargs="*", help="only these controls (default: all)")
     bench = sub.add_parser("bench", help="time grading the reference (make bench)")
     bench.add_argument("--repeat", type=int, default=3, help="runs per row; the table shows medians")

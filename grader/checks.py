@@ -7,7 +7,7 @@ also passes the reference solution's module as `reference`.
 
 import numpy as np
 
-from grader import hints, oracle
+from grader import hints, memo, oracle
 from grader import tolerances as tol
 from grader.compare import WrongAnswer, assert_close, assert_unchanged, describe_mismatch, expect_array
 from grader.submission import StudentRaised
@@ -55,15 +55,15 @@ def _label(func, what, arr):
 def check_scale_scores(student, Q, K, *, what, reference=None):
     running = _Call(student, "scale_scores", Q, K)
     with timed("compare"):
-        expected = oracle.scale_scores(Q, K)
-        bound = tol.scale_scores_bound(Q, K, Q.dtype)
+        expected, bound = memo.get("scale_scores", (Q, K), lambda: (
+            oracle.scale_scores(Q, K), tol.scale_scores_bound(Q, K, Q.dtype)))
     got = running.result()
     with timed("compare"):
         expect_array(got, func="scale_scores", shape=Q.shape[:-1] + (K.shape[-2],), dtype=Q.dtype)
         assert_close(got, expected, bound, what=_label("scale_scores", what, Q),
                      hints=lambda: hints.scale_scores(got, expected, Q, K))
         if reference is not None:
-            assert_close(got, reference.scale_scores(Q, K), 2 * bound,
+            assert_close(got, memo.get("reference scale_scores", (Q, K), lambda: reference.scale_scores(Q, K)), 2 * bound,
                          what=_label("scale_scores", what, Q) + ", compared with the reference solution")
     return got
 
@@ -83,11 +83,15 @@ def check_causal_mask(student, scores, *, what):
     return got
 
 
+def _softmax_expectation(scores):
+    expected = oracle.row_softmax(scores)
+    return expected, tol.softmax_bound(scores, expected, scores.dtype)
+
+
 def check_row_softmax(student, scores, *, what, reference=None):
     running = _Call(student, "row_softmax", scores)
     with timed("compare"):
-        expected = oracle.row_softmax(scores)
-        bound = tol.softmax_bound(scores, expected, scores.dtype)
+        expected, bound = memo.get("row_softmax", (scores,), lambda: _softmax_expectation(scores))
     got = running.result()
     with timed("compare"):
         expect_array(got, func="row_softmax", shape=scores.shape, dtype=scores.dtype)
@@ -100,7 +104,7 @@ def check_row_softmax(student, scores, *, what, reference=None):
             raise WrongAnswer(describe_mismatch(got, expected, wrong, what=label + " (-inf must become exactly 0)",
                                                 hints=diagnose()))
         if reference is not None:
-            assert_close(got, reference.row_softmax(scores), 2 * bound,
+            assert_close(got, memo.get("reference row_softmax", (scores,), lambda: reference.row_softmax(scores)), 2 * bound,
                          what=label + ", compared with the reference solution")
     return got
 
@@ -108,15 +112,15 @@ def check_row_softmax(student, scores, *, what, reference=None):
 def check_weighted_sum(student, A, V, *, what, reference=None):
     running = _Call(student, "weighted_sum", A, V)
     with timed("compare"):
-        expected = oracle.weighted_sum(A, V)
-        bound = tol.weighted_sum_bound(A, V, V.dtype)
+        expected, bound = memo.get("weighted_sum", (A, V), lambda: (
+            oracle.weighted_sum(A, V), tol.weighted_sum_bound(A, V, V.dtype)))
     got = running.result()
     with timed("compare"):
         expect_array(got, func="weighted_sum", shape=V.shape, dtype=V.dtype)
         assert_close(got, expected, bound, what=_label("weighted_sum", what, V),
                      hints=lambda: hints.weighted_sum(got, expected, A, V))
         if reference is not None:
-            assert_close(got, reference.weighted_sum(A, V), 2 * bound,
+            assert_close(got, memo.get("reference weighted_sum", (A, V), lambda: reference.weighted_sum(A, V)), 2 * bound,
                          what=_label("weighted_sum", what, V) + ", compared with the reference solution")
     return got
 
@@ -124,8 +128,9 @@ def check_weighted_sum(student, A, V, *, what, reference=None):
 def check_causal_attention(student, Q, K, V, *, what, reference=None):
     running = _Call(student, "causal_attention", Q, K, V)
     with timed("compare"):
-        expected = oracle.causal_attention(Q, K, V)  # torch's fused SDPA, is_causal=True
-        bound = tol.attention_bound(Q, K, V, *oracle.causal_scores_and_weights(Q, K), V.dtype)
+        expected, bound = memo.get("causal_attention", (Q, K, V), lambda: (
+            oracle.causal_attention(Q, K, V),  # torch's fused SDPA, is_causal=True
+            tol.attention_bound(Q, K, V, *oracle.causal_scores_and_weights(Q, K), V.dtype)))
     got = running.result()
     with timed("compare"):
         expect_array(got, func="causal_attention", shape=V.shape, dtype=V.dtype)
@@ -133,7 +138,7 @@ def check_causal_attention(student, Q, K, V, *, what, reference=None):
                      hints=lambda: ["causal_attention chains your four functions: "
                                     "fix any of them that fails its own tests first"])
         if reference is not None:
-            assert_close(got, reference.causal_attention(Q, K, V), 2 * bound,
+            assert_close(got, memo.get("reference causal_attention", (Q, K, V), lambda: reference.causal_attention(Q, K, V)), 2 * bound,
                          what=_label("causal_attention", what, V) + ", compared with the reference solution")
     return got
 

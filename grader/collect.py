@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from grader.pytest_plugin import graded_info
+from grader.pytest_plugin import graded_info, submissions, test_key
 
 EXERCISES = ("compute_dk", "scale_scores", "apply_causal_mask", "row_softmax", "weighted_sum", "causal_attention")
 
@@ -15,6 +15,7 @@ class TestResult:
     exercise: str
     points: float
     suite: str  # "public" or "hidden"
+    submission: str  # the graded folder
     passed: bool = False
     message: str = ""
     not_implemented: bool = False
@@ -44,9 +45,14 @@ class Collector:
         self._progress = progress  # callable(done, total, current exercise) or None
 
     @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, items):
+    def pytest_collection_modifyitems(self, config, items):
+        # lesson order; with several submissions, one test's runs side by side (they share expected answers)
         order = {ex: i for i, ex in enumerate(EXERCISES)}
-        items.sort(key=lambda item: order.get((graded_info(item) or ("",))[0], len(order)))  # lesson order
+        first_seen = {}
+        for item in items:
+            first_seen.setdefault(test_key(item), len(first_seen))
+        items.sort(key=lambda item: (order.get((graded_info(item) or ("",))[0], len(order)), first_seen[test_key(item)]))
+        only = submissions(config)[0]
         for item in items:
             info = graded_info(item)
             if info is None:
@@ -55,7 +61,9 @@ class Collector:
             exercise, points = info
             if exercise not in EXERCISES:
                 self.run.problems.append(f"{item.nodeid}: unknown exercise {exercise!r}")
-            r = TestResult(item.nodeid, exercise, float(points), _suite_of(item.nodeid))
+            callspec = getattr(item, "callspec", None)
+            folder = callspec.params.get("student", only) if callspec else only
+            r = TestResult(test_key(item), exercise, float(points), _suite_of(item.nodeid), folder)
             self._by_id[item.nodeid] = r
             self.run.results.append(r)
         self._total = len(items)
@@ -85,12 +93,22 @@ class Collector:
                 self._progress(self._done, self._total, r.exercise)
 
 
-def run_pytest(paths, submission, timeout, progress=None, extra_args=()):
-    """Run the graded suites in this process (student code stays in the worker) and return the Run."""
+def run_pytest(paths, folders, timeout, progress=None, extra_args=()):
+    """Run the graded suites on one or more submission folders in this process (student code stays in the
+    workers) and return the Run; split it per folder with by_submission()."""
     collector = Collector(progress)
-    args = [*map(str, paths), "--submission", str(submission), "--call-timeout", str(timeout),
+    folder_args = [arg for folder in folders for arg in ("--submission", str(folder))]
+    args = [*map(str, paths), *folder_args, "--call-timeout", str(timeout),
             "-p", "no:terminal", "-p", "no:cacheprovider", *extra_args]
     code = pytest.main(args, plugins=[collector])
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not collector.run.problems:
         collector.run.problems.append(f"pytest stopped with exit code {int(code)} ({code.name})")
     return collector.run
+
+
+def by_submission(run):
+    """{folder: Run} for a run over several submissions (grader problems are shared by all)."""
+    runs = {}
+    for r in run.results:
+        runs.setdefault(r.submission, Run(problems=run.problems)).results.append(r)
+    return runs

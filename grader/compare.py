@@ -44,7 +44,8 @@ def describe_mismatch(got, expected, wrong, *, what, hints=()):
     got64 = np.asarray(got, np.float64)
     n_wrong, n = int(wrong.sum()), wrong.size
     lines = [f"{what}: {n_wrong} of {n} elements wrong"]
-    for idx in list(zip(*np.nonzero(wrong)))[:FIRST_SHOWN]:
+    first = np.flatnonzero(wrong)[:FIRST_SHOWN]
+    for idx in zip(*np.unravel_index(first, wrong.shape)):
         idx = tuple(int(i) for i in idx)
         lines.append(f"  {idx}: got {float(got64[idx]):.8g} vs expected {float(expected[idx]):.8g}")
     both_finite = np.isfinite(got64) & np.isfinite(expected)

@@ -12,9 +12,6 @@ submission folder that `make grade SUBMISSION=...` can grade too.
 
 import ast
 import json
-import subprocess
-import sys
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,8 +45,15 @@ class Control:
         return cls(path.stem, (ast.get_docstring(tree) or "").splitlines()[0], consts["SCORES"], consts["HINT"], source)
 
 
+# The two controls that are not mutants: the reference must get full marks, the generated stubs nothing.
+REFERENCE_CONTROL = Control("reference", "solutions/: the reference solution", {}, "", "")
+STUB_CONTROL = Control("stubs", "exercises/: the generated stubs", {ex: 0 for ex in (
+    "compute_dk", "scale_scores", "apply_causal_mask", "row_softmax", "weighted_sum", "causal_attention")},
+    "not implemented yet", "")
+
+
 def all_controls():
-    return [Control.load(p) for p in sorted(WRONG.glob("*.py"))]
+    return [REFERENCE_CONTROL, STUB_CONTROL] + [Control.load(p) for p in sorted(WRONG.glob("*.py"))]
 
 
 def _functions(tree):
@@ -74,20 +78,24 @@ def mutate(reference_source, control_source):
 
 
 def build(control):
+    if control is REFERENCE_CONTROL:
+        return ROOT / "solutions"
+    if control is STUB_CONTROL:
+        return ROOT / "exercises"
     folder = BUILD / control.name
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "attention.py").write_text(mutate(REFERENCE.read_text(), control.source))
     return folder
 
 
-def grade(folder, suite="all"):
-    """Grade a folder in a fresh process; return (results.json dict, scorecard text)."""
-    out = folder / "results.json"
-    proc = subprocess.run([sys.executable, "-m", "grader", "grade", "--submission", str(folder), "--suite", suite,
-                           "--results", str(out)], cwd=ROOT, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"grading {folder} failed with exit code {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
-    return json.loads(out.read_text()), proc.stdout
+def grade_all(folders, suites=("tests/public", "tests/hidden"), timeout=60.0):
+    """Grade several folders in one pytest run (expected answers computed once); {folder: results.json dict}."""
+    from grader import collect, results  # imported here: `make exercises` needs none of pytest or torch
+    run = collect.run_pytest([ROOT / s for s in suites], folders, timeout)
+    if run.problems:
+        raise RuntimeError("the grader could not run:\n" + "\n".join(run.problems))
+    return {folder: results.to_gradescope(sub_run, execution_time=0.0)
+            for folder, sub_run in collect.by_submission(run).items()}
 
 
 def per_exercise(results):
@@ -110,31 +118,33 @@ def verdict(control, results):
         if ex not in totals:
             problems.append(f"{ex}: no graded test ran")
     outputs = "\n".join(t["output"] for t in results["tests"])
-    if control.hint not in outputs:
+    if control.hint and control.hint not in outputs:
         problems.append(f"the hint {control.hint!r} was not shown")
     return problems
 
 
 def main(args):
     controls = [c for c in all_controls() if not args.names or c.name in args.names]
+    folders = {c.name: str(build(c).resolve()) for c in controls}
     console = Console(highlight=False)
-
-    def run(control):
-        results, _ = grade(build(control))
-        return control, results, verdict(control, results)
-
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        outcomes = list(pool.map(run, controls))
-    table = Table(title="negative controls (public + hidden suites)", title_justify="left")
-    for col in ("control", "what is wrong", "must get", "got", "verdict"):
+    console.print(f"grading {len(controls)} controls (public + hidden suites) in one run ...")
+    graded = grade_all(list(folders.values()))
+    table = Table(title="controls: the reference, the stubs and known-wrong submissions, with the points they must get",
+                  title_justify="left")
+    for col in ("control", "must get (others full marks)", "got", "verdict"):
         table.add_column(col)
-    failures = 0
-    for control, results, problems in outcomes:
-        totals = per_exercise(results)
-        must = ", ".join(f"{ex} {s:g}/{totals.get(ex, (0, 0))[1]:g}" for ex, s in control.scores.items())
-        got = ", ".join(f"{ex} {totals[ex][0]:g}" for ex in control.scores if ex in totals)
+    summary, failures = {}, 0
+    for control in controls:
+        results = graded[folders[control.name]]
+        totals, problems = per_exercise(results), verdict(control, results)
+        summary[control.name] = {"totals": totals, "problems": problems}
+        must = ", ".join(f"{ex} {s:g}/{totals.get(ex, (0, 0))[1]:g}" for ex, s in control.scores.items()) or "full marks"
+        got = ", ".join(f"{ex} {totals[ex][0]:g}" for ex in control.scores if ex in totals) or (
+            f"{sum(e for e, _ in totals.values()):g} / {sum(p for _, p in totals.values()):g}")
         failures += bool(problems)
-        table.add_row(control.name, control.about, must, got,
+        table.add_row(control.name, must, got,
                       "[green]as expected[/green]" if not problems else "[red]" + "; ".join(problems) + "[/red]")
     console.print(table)
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=2) + "\n")
     return 1 if failures else 0

@@ -69,7 +69,7 @@ def main(args):
         console.print(f"grader: {submission} is not a folder: pass the folder that holds attention.py")
         return 2
     with _ProgressShown(console) as progress:
-        run = collect.run_pytest(paths, submission.resolve(), args.timeout, progress=progress)
+        run = collect.run_pytest(paths, [submission.resolve()], args.timeout, progress=progress)
     where = submission.resolve()
     try:
         where = where.relative_to(Path.cwd())

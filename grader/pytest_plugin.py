@@ -8,11 +8,12 @@ and `python -m grader grade` runs the same tests. A graded test looks like:
     def test_rows_sum_to_one(student, rng): ...
 """
 
+import re
 from pathlib import Path
 
 import pytest
 
-from grader import inputs
+from grader import inputs, memo
 from grader.compare import WrongAnswer
 from grader.submission import StudentCodeError, Submission
 
@@ -23,10 +24,32 @@ DEFAULT_TIMEOUT = 60.0  # seconds per call: generous for a NumPy loop over 12 x 
 
 def pytest_addoption(parser):
     group = parser.getgroup("grader", "grading a student submission")
-    group.addoption("--submission", default=str(ROOT / "exercises"),
-                    help="folder holding the student's attention.py (default: exercises/)")
+    group.addoption("--submission", action="append", default=[],
+                    help="folder holding the student's attention.py (default: exercises/); "
+                         "give it several times to grade several submissions in one run")
     group.addoption("--call-timeout", type=float, default=DEFAULT_TIMEOUT,
                     help="seconds one call into the student's code may take (default: %(default)s)")
+
+
+def submissions(config):
+    """The folders to grade, resolved, in the order given."""
+    return [str(Path(s).resolve()) for s in config.getoption("--submission") or [ROOT / "exercises"]]
+
+
+def pytest_generate_tests(metafunc):
+    """With several submissions, every graded test runs once per submission (ids end in @0, @1, ...)."""
+    subs = submissions(metafunc.config)
+    if "student" in metafunc.fixturenames and len(subs) > 1:
+        metafunc.parametrize("student", subs, indirect=True, ids=[f"@{i}" for i in range(len(subs))])
+
+
+def test_key(item):
+    """The test's name without its submission id: the same inputs and expected answers for every submission."""
+    name, bracket, params = item.nodeid.partition("[")
+    if not bracket:
+        return name
+    kept = [p for p in params[:-1].split("-") if not re.fullmatch(r"@\d+", p)]
+    return f"{name}[{'-'.join(kept)}]" if kept else name
 
 
 def pytest_configure(config):
@@ -45,11 +68,20 @@ def graded_info(item):
 
 
 @pytest.fixture(scope="session")
-def student(request):
+def _workers(request):
+    """One Submission (and its worker process) per graded folder, for the whole run."""
+    timeout = request.config.getoption("--call-timeout")
+    subs = {folder: Submission(folder, timeout=timeout) for folder in submissions(request.config)}
+    yield subs
+    for sub in subs.values():
+        sub.close()
+
+
+@pytest.fixture
+def student(request, _workers):
     """The student's submission; every call runs in a worker process."""
-    sub = Submission(request.config.getoption("--submission"), timeout=request.config.getoption("--call-timeout"))
-    yield sub
-    sub.close()
+    folder = getattr(request, "param", None) or next(iter(_workers))
+    return _workers[folder]
 
 
 @pytest.fixture
@@ -61,7 +93,11 @@ def suite_seed():
 @pytest.fixture
 def rng(request, suite_seed):
     """A fresh Generator per test, seeded by the test's name: inputs differ per test and repeat per run."""
-    return inputs.rng_for(f"{request.node.module.__name__}::{request.node.name}", suite_seed)
+    return inputs.rng_for(test_key(request.node).split("/")[-1], suite_seed)
+
+
+def pytest_runtest_setup(item):
+    memo.begin(test_key(item))
 
 
 @pytest.hookimpl(hookwrapper=True)

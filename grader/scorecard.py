@@ -1,6 +1,7 @@
 """The scorecard: one line per exercise with points earned / possible, each failing test's message, a total."""
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -69,7 +70,7 @@ def render(run, *, title, console=None):
             continue
         shown = set()
         for r in failed:
-            test = r.name.split("::", 1)[-1]
+            test = escape(r.name.split("::", 1)[-1])
             key = r.message
             if key in shown:  # the same message (an import error, say) once per exercise is enough
                 console.print(f"  [red]FAIL[/red] {test}: (same as above)", markup=True)

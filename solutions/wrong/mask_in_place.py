@@ -1,6 +1,7 @@
 """apply_causal_mask writes -inf into the caller's array instead of a copy."""
 
-SCORES = {"apply_causal_mask": 14}
+# every value is right; only the input-unchanged test fails
+SCORES = {"apply_causal_mask": 13}
 HINT = "modified its input"
 
 

@@ -1,6 +1,7 @@
 """row_softmax skips the max subtraction: exp overflows at large logits and gives NaN."""
 
-SCORES = {"row_softmax": 12}
+# loses the large-logit tests (1 + 1 public, 2 + 2 hidden) and the flat-rows test (1)
+SCORES = {"row_softmax": 9}
 HINT = "overflow at large logits"
 
 

@@ -1,6 +1,7 @@
 """row_softmax computes in float64 and returns float64 for float32 input."""
 
-SCORES = {"row_softmax": 11, "causal_attention": 4}
+# loses every float32 test: row_softmax 4 + 1 public, 2 hidden; causal_attention 2 public, 2 hidden
+SCORES = {"row_softmax": 9, "causal_attention": 3}
 HINT = "the output dtype must equal the input dtype"
 
 

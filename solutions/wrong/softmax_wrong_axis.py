@@ -1,5 +1,6 @@
 """row_softmax normalises over axis -2: the columns sum to 1 instead of the rows."""
 
+# keeps T = 1 and the input-unchanged test
 SCORES = {"row_softmax": 2, "causal_attention": 0}
 HINT = "softmax over the wrong axis"
 
