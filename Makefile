@@ -28,7 +28,7 @@ grade: $(STAMP)
 	@$(PY) -m grader grade --submission $(SUBMISSION) --suite $(SUITE) $(ARGS)
 
 test: $(STAMP)
-	$(PY) -m pytest tests/self -n 2 -p no:cacheprovider $(ARGS)
+	$(PY) -m pytest tests/self -n 2 --dist loadfile -p no:cacheprovider $(ARGS)
 
 exercises: $(STAMP)
 	$(PY) -m grader exercises

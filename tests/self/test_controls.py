@@ -1,0 +1,44 @@
+"""The graded suites themselves: the reference gets full marks, the stubs 0, and every known-wrong submission
+exactly the points written in its file, with its hint. All are graded in one run (expected answers computed once)."""
+
+import json
+
+import pytest
+
+from grader.controls import all_controls
+from helpers import run_grader
+
+CONTROLS = [c.name for c in all_controls()]
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    out = tmp_path_factory.mktemp("controls") / "controls.json"
+    proc = run_grader("controls", "--json", out, timeout=1500)
+    assert out.exists(), f"the controls did not run:\n{proc.stdout}\n{proc.stderr}"
+    return json.loads(out.read_text()), proc
+
+
+def test_every_mutant_is_graded():
+    assert {"reference", "stubs"} < set(CONTROLS) and len(CONTROLS) >= 12
+
+
+@pytest.mark.parametrize("name", CONTROLS)
+def test_control_gets_its_score(graded, name):
+    summary, proc = graded
+    assert name in summary, proc.stdout
+    assert summary[name]["problems"] == [], "\n".join(summary[name]["problems"])
+
+
+def test_reference_full_marks_and_stubs_zero(graded):
+    summary, _ = graded
+    ref, stubs = summary["reference"]["totals"], summary["stubs"]["totals"]
+    assert all(earned == possible > 0 for earned, possible in ref.values())
+    assert all(earned == 0 < possible for earned, possible in stubs.values())
+    assert set(ref) == set(stubs) == {"compute_dk", "scale_scores", "apply_causal_mask", "row_softmax",
+                                      "weighted_sum", "causal_attention"}
+
+
+def test_controls_command_exit_code(graded):
+    _, proc = graded
+    assert proc.returncode == 0, proc.stdout + proc.stderr

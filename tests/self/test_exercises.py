@@ -1,0 +1,38 @@
+"""exercises/ is generated from solutions/ (the single source of truth) and must stay in step."""
+
+import pytest
+
+from grader import make_exercises
+from grader.make_exercises import MarkerError, clear_solutions
+
+
+def test_committed_exercises_match_generated():
+    for reference, target in make_exercises.GENERATED:
+        assert target.read_text() == make_exercises.render(reference), (
+            f"{target.name} differs from what `make exercises` generates from {reference.name}: run `make exercises`")
+
+
+def test_stubs_keep_signatures_and_docstrings_but_no_solution():
+    for reference, target in make_exercises.GENERATED:
+        text = target.read_text()
+        assert "SOLUTION" not in text
+        assert "np.triu" not in text and "np.exp" not in text and "swapaxes(K" not in text
+        for name in ("compute_dk", "scale_scores", "apply_causal_mask", "row_softmax", "weighted_sum"):
+            assert f"def {name}(" in text
+        assert text.count("raise NotImplementedError()") == 5
+        assert "def causal_attention(Q, K, V):" in text and "weighted_sum(A, V)" in text  # ships complete
+
+
+def test_clear_solutions_keeps_indentation():
+    src = "def f():\n    x = 1\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION\n"
+    assert clear_solutions(src, ".py") == "def f():\n    x = 1\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"
+
+
+@pytest.mark.parametrize("src", [
+    "### BEGIN SOLUTION\nx\n",
+    "### END SOLUTION\n",
+    "### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION\n",
+])
+def test_clear_solutions_rejects_bad_markers(src):
+    with pytest.raises(MarkerError):
+        clear_solutions(src, ".py")

@@ -1,0 +1,68 @@
+"""`python -m grader grade` as a student meets it: scorecard, results.json, and bad submissions."""
+
+import numpy as np
+
+from grader.make_exercises import render
+from helpers import ROOT, grade_to_json, run_grader
+
+EXERCISES = {"compute_dk", "scale_scores", "apply_causal_mask", "row_softmax", "weighted_sum", "causal_attention"}
+
+
+def by_exercise(results):
+    totals = {}
+    for t in results["tests"]:
+        e, p = totals.get(t["tags"][0], (0, 0))
+        totals[t["tags"][0]] = (e + t["score"], p + t["max_score"])
+    return totals
+
+
+def test_results_json_follows_gradescope_schema(make_submission, tmp_path):
+    # the stubs with compute_dk filled in: full marks there, 0 elsewhere, on the public suite
+    stub = render(ROOT / "solutions" / "attention.py")
+    partial = stub.replace('''    # YOUR CODE HERE
+    raise NotImplementedError()''', '''    if not all(type(v) is int and v > 0 for v in (d_model, n_head)) or d_model % n_head:
+        raise ValueError("d_model and n_head must be positive ints, n_head dividing d_model")
+    return d_model // n_head''', 1)
+    results, card = grade_to_json(make_submission(partial), tmp_path)
+    assert set(results) >= {"score", "execution_time", "output", "visibility", "tests"}
+    for t in results["tests"]:
+        assert set(t) >= {"name", "score", "max_score", "status", "output", "visibility", "tags"}
+        assert t["status"] in ("passed", "failed") and t["visibility"] == "visible"
+        assert t["tags"][0] in EXERCISES and t["name"].startswith(t["tags"][0] + ": ")
+        assert (t["score"] == t["max_score"]) == (t["status"] == "passed")
+    totals = by_exercise(results)
+    assert set(totals) == EXERCISES
+    assert totals["compute_dk"][0] == totals["compute_dk"][1] > 0
+    assert all(totals[ex][0] == 0 for ex in EXERCISES - {"compute_dk"})
+    assert results["score"] == totals["compute_dk"][0]
+    assert "not implemented yet" in card and "Traceback" not in card
+    assert "causal_attention is complete; it runs once the four functions it calls are filled in" in card
+
+
+def test_syntax_error_costs_every_exercise_and_says_where(make_submission, tmp_path):
+    results, card = grade_to_json(make_submission("import numpy as np\n\ndef compute_dk(d_model, n_head)\n"),
+                                  tmp_path)
+    assert results["score"] == 0
+    assert all("SyntaxError at attention.py:3" in t["output"] for t in results["tests"])
+    assert card.count("SyntaxError at attention.py:3") == len(EXERCISES)  # once per exercise, then "same as above"
+
+
+def test_missing_file_scores_zero_with_a_message(tmp_path):
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    results, card = grade_to_json(folder, tmp_path)
+    assert results["score"] == 0 and "no attention.py in" in card
+
+
+def test_grader_problems_exit_non_zero(tmp_path):
+    proc = run_grader("grade", "--submission", tmp_path / "does-not-exist")
+    assert proc.returncode == 2 and "is not a folder" in proc.stdout
+
+
+def test_inputs_are_never_all_zero_and_differ_per_test():
+    from grader import inputs
+    a = inputs.qkv(inputs.rng_for("t1", 1), inputs.CASES["T17"], np.float32)[0]
+    b = inputs.qkv(inputs.rng_for("t2", 1), inputs.CASES["T17"], np.float32)[0]
+    c = inputs.qkv(inputs.rng_for("t1", 2), inputs.CASES["T17"], np.float32)[0]
+    assert np.abs(a).min() >= 0 and np.count_nonzero(a) == a.size
+    assert not np.array_equal(a, b) and not np.array_equal(a, c)

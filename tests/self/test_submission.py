@@ -1,0 +1,129 @@
+"""The seam: student code runs in a worker; whatever it does, the grader gets a clear message or a checked array."""
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from grader.submission import BadReturn, NotImplementedYet, StudentCodeError, StudentRaised, Submission, WorkerFailed
+
+
+def submission(make_submission, body, timeout=20.0):
+    return Submission(make_submission("import numpy as np\n" + textwrap.dedent(body)), timeout=timeout)
+
+
+def test_arrays_round_trip_and_prints_do_not_break_the_protocol(make_submission):
+    with submission(make_submission, """
+        print("hello from the student")
+        def double(x):
+            print("PASSED", x.shape)
+            return x * 2
+    """) as sub:
+        x = np.arange(12, dtype=np.float32).reshape(3, 4)
+        got = sub.call("double", x)
+        assert type(got) is np.ndarray and got.dtype == np.float32 and np.array_equal(got, x * 2)
+        assert "PASSED (3, 4)" in sub.output_since_call()
+
+
+def test_not_implemented_names_the_function(make_submission):
+    with submission(make_submission, """
+        def inner(x):
+            raise NotImplementedError()
+        def outer(x):
+            return inner(x)
+    """) as sub:
+        with pytest.raises(NotImplementedYet, match="outer: not implemented yet: it calls inner"):
+            sub.call("outer", np.ones(2))
+
+
+def test_exception_reports_type_and_student_line(make_submission):
+    with submission(make_submission, """
+        def f(x):
+            return x @ np.ones((5, 5))
+    """) as sub:
+        with pytest.raises(StudentRaised) as err:
+            sub.call("f", np.ones((2, 3)))
+        assert err.value.type_name == "ValueError" and err.value.is_value_error
+        assert "attention.py:4 in f: return x @ np.ones((5, 5))" in str(err.value)  # line 1 imports numpy
+
+
+def test_syntax_error_names_file_and_line(make_submission):
+    with submission(make_submission, "def f(x):\n    return x +\n") as sub:
+        with pytest.raises(StudentCodeError, match=r"could not be imported: SyntaxError at attention.py:3"):
+            sub.call("f", np.ones(2))
+
+
+def test_missing_package_and_missing_function(make_submission):
+    with submission(make_submission, "import not_a_real_package\n") as sub:
+        with pytest.raises(StudentCodeError, match="ModuleNotFoundError.*not_a_real_package"):
+            sub.call("f", np.ones(2))
+    with submission(make_submission, "def g(x):\n    return x\n") as sub:
+        with pytest.raises(StudentCodeError, match="has no function named f"):
+            sub.call("f", np.ones(2))
+
+
+def test_missing_file(tmp_path):
+    with Submission(tmp_path) as sub:
+        with pytest.raises(StudentCodeError, match="no attention.py in"):
+            sub.call("f", 1)
+
+
+@pytest.mark.parametrize("how,words", [("sys.exit(0)", "SystemExit"), ("os._exit(3)", "exit code 3"),
+                                       ("os.kill(os.getpid(), signal.SIGSEGV)", "segmentation fault")])
+def test_exits_and_crashes_cost_one_call_and_the_next_call_works(make_submission, how, words):
+    with submission(make_submission, f"""
+        import os, signal, sys
+        def bad(x):
+            {how}
+        def good(x):
+            return x + 1
+    """) as sub:
+        with pytest.raises(StudentCodeError, match=words):
+            sub.call("bad", np.ones(2))
+        assert np.array_equal(sub.call("good", np.ones(2)), np.full(2, 2.0))
+
+
+def test_endless_loop_times_out_and_the_worker_is_replaced(make_submission):
+    with submission(make_submission, """
+        def spin(x):
+            while True:
+                pass
+        def good(x):
+            return x
+    """, timeout=1.0) as sub:
+        with pytest.raises(WorkerFailed, match="timed out after 1 s"):
+            sub.call("spin", np.ones(2))
+        assert sub.call("good", np.ones(2)).shape == (2,)
+
+
+@pytest.mark.parametrize("body,words", [
+    ("return [1.0, 2.0]", "returned a list"),
+    ("return None", "returned a NoneType"),
+    ("return np.asmatrix(np.ones((2, 2)))", "plain numpy.ndarray"),
+    ("return np.float32(1.0)", "numpy.float32"),
+    ("return 64.0", "use //, not /"),
+    ("return np.ones(3, dtype=object)", "dtype 'object' cannot be graded"),
+])
+def test_wrong_return_types_are_refused(make_submission, body, words):
+    with submission(make_submission, f"def f(x):\n    {body}\n") as sub:
+        with pytest.raises(StudentCodeError, match=words):
+            sub.call("f", np.ones(2))
+
+
+def test_inputs_come_back_as_the_student_left_them(make_submission):
+    with submission(make_submission, """
+        def f(x):
+            x[0] = 99.0
+            return x
+    """) as sub:
+        x = np.zeros(3)
+        _, (after,) = sub.call("f", x, return_args=True)
+        assert after[0] == 99.0 and x[0] == 0.0  # the grader's own copy is never touched
+
+
+def test_python_ints_pass_through(make_submission):
+    with submission(make_submission, "def f(a, b):\n    return a // b\ndef g(a, b):\n    return a / b\n") as sub:
+        got = sub.call("f", 768, 12)
+        assert got == 64 and type(got) is int
+        with pytest.raises(BadReturn, match="returned the float 2.5"):
+            sub.call("g", 5, 2)

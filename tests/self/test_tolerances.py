@@ -1,0 +1,71 @@
+"""The tolerances pass every correct float32/float64 answer and fail small real errors; messages read well."""
+
+import numpy as np
+import pytest
+
+from grader import inputs, oracle
+from grader import tolerances as tol
+from grader.compare import WrongAnswer, assert_close, describe_mismatch, wrong_elements
+from helpers import ROOT
+
+CASE = inputs.Case("test", (3,), 129, 64)
+
+
+def load_reference():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("ref", ROOT / "solutions" / "attention.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_reference_in_its_own_dtype_is_inside_every_bound_with_room(dtype):
+    ref, rng = load_reference(), inputs.rng_for("tol", 7)
+    Q, K, V = inputs.qkv(rng, CASE, dtype)
+    big = inputs.masked_scores(rng, CASE, dtype, magnitude=1e4)
+    checks = [
+        (ref.scale_scores(Q, K), oracle.scale_scores(Q, K), tol.scale_scores_bound(Q, K, dtype)),
+        (ref.row_softmax(big), oracle.row_softmax(big), None),
+        (ref.causal_attention(Q, K, V), oracle.causal_attention(Q, K, V),
+         tol.attention_bound(Q, K, V, *oracle.causal_scores_and_weights(Q, K), dtype)),
+    ]
+    for got, expected, bound in checks:
+        if bound is None:
+            bound = tol.softmax_bound(big, expected, dtype)
+        err = np.abs(got.astype(np.float64) - expected)
+        finite = np.isfinite(expected)
+        assert np.max(err[finite] / bound[finite]) < 0.5  # a correct answer uses under half its allowance
+
+
+def test_a_small_real_error_fails():
+    rng = inputs.rng_for("tol2", 7)
+    Q, K, _ = inputs.qkv(rng, CASE, np.float32)
+    expected = oracle.scale_scores(Q, K)
+    bound = tol.scale_scores_bound(Q, K, np.float32)
+    nudged = (expected * (1 + 1e-3)).astype(np.float32)  # one part in a thousand: far from rounding
+    assert wrong_elements(nudged, expected, bound).mean() > 0.9
+
+
+def test_nan_never_matches_and_inf_must_match_exactly():
+    expected = np.array([1.0, -np.inf, np.nan, 2.0])
+    got = np.array([np.nan, -np.inf, np.nan, np.inf])
+    assert wrong_elements(got, expected, np.full(4, 1e-6)).tolist() == [True, False, False, True]
+
+
+def test_mismatch_message_lists_first_indices_errors_and_nan_counts():
+    expected = np.zeros((2, 3))
+    got = expected.copy()
+    got[0, 1], got[1, 2] = 0.5, np.nan
+    with pytest.raises(WrongAnswer) as err:
+        assert_close(got, expected, np.full((2, 3), 1e-9), what="f on test", hints=lambda: ["look here"])
+    text = str(err.value)
+    assert "f on test: 2 of 6 elements wrong" in text
+    assert "(0, 1): got 0.5 vs expected 0" in text and "(1, 2): got nan vs expected 0" in text
+    assert "max abs error 0.5" in text and "NaN: 1 got vs 0 expected" in text and "hint: look here" in text
+
+
+def test_describe_shows_at_most_five_indices():
+    wrong = np.ones((100, 100), dtype=bool)
+    text = describe_mismatch(np.ones((100, 100)), np.zeros((100, 100)), wrong, what="x")
+    assert text.count(": got ") == 5 and "10000 of 10000" in text
