@@ -12,6 +12,9 @@ submission folder that `make grade SUBMISSION=...` can grade too.
 
 import ast
 import json
+import subprocess
+import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,28 +126,62 @@ def verdict(control, results):
     return problems
 
 
+def _grade_in_parts(controls, jobs):
+    """Grade the controls in `jobs` processes at once (each computes expected answers once for its share)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        parts = [controls[i::jobs] for i in range(jobs)]
+        procs = []
+        for i, part in enumerate(parts):
+            out = Path(tmp) / f"part{i}.json"
+            cmd = [sys.executable, "-m", "grader", "controls", "--jobs", "1", "--quiet", "--json", str(out),
+                   *[c.name for c in part]]
+            procs.append((subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                           text=True), out))
+        summary = {}
+        for proc, out in procs:
+            text = proc.communicate()[0]
+            if not out.exists():
+                raise RuntimeError(f"a share of the controls did not finish:\n{text}")
+            summary.update(json.loads(out.read_text()))
+    return summary
+
+
+def _grade_here(controls):
+    folders = {c.name: str(build(c).resolve()) for c in controls}
+    graded = grade_all(list(folders.values()))
+    summary = {}
+    for control in controls:
+        results = graded[folders[control.name]]
+        summary[control.name] = {"totals": per_exercise(results), "problems": verdict(control, results)}
+    return summary
+
+
 def main(args):
     controls = [c for c in all_controls() if not args.names or c.name in args.names]
-    folders = {c.name: str(build(c).resolve()) for c in controls}
+    unknown = set(args.names) - {c.name for c in controls}
+    if unknown:
+        print(f"no such control: {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
     console = Console(highlight=False)
-    console.print(f"grading {len(controls)} controls (public + hidden suites) in one run ...")
-    graded = grade_all(list(folders.values()))
+    jobs = max(1, min(args.jobs, len(controls)))
+    if not args.quiet:
+        console.print(f"grading {len(controls)} controls (public + hidden suites) in {jobs} process(es) ...")
+    summary = _grade_in_parts(controls, jobs) if jobs > 1 else _grade_here(controls)
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=2) + "\n")
+    failures = sum(bool(summary[c.name]["problems"]) for c in controls)
+    if args.quiet:
+        return 1 if failures else 0
     table = Table(title="controls: the reference, the stubs and known-wrong submissions, with the points they must get",
                   title_justify="left")
     for col in ("control", "must get (others full marks)", "got", "verdict"):
         table.add_column(col)
-    summary, failures = {}, 0
     for control in controls:
-        results = graded[folders[control.name]]
-        totals, problems = per_exercise(results), verdict(control, results)
-        summary[control.name] = {"totals": totals, "problems": problems}
+        totals, problems = summary[control.name]["totals"], summary[control.name]["problems"]
         must = ", ".join(f"{ex} {s:g}/{totals.get(ex, (0, 0))[1]:g}" for ex, s in control.scores.items()) or "full marks"
         got = ", ".join(f"{ex} {totals[ex][0]:g}" for ex in control.scores if ex in totals) or (
             f"{sum(e for e, _ in totals.values()):g} / {sum(p for _, p in totals.values()):g}")
-        failures += bool(problems)
         table.add_row(control.name, must, got,
                       "[green]as expected[/green]" if not problems else "[red]" + "; ".join(problems) + "[/red]")
     console.print(table)
-    if args.json:
-        Path(args.json).write_text(json.dumps(summary, indent=2) + "\n")
     return 1 if failures else 0

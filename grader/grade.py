@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from grader import collect, results, scorecard, timings
+from grader import collect, oracle, results, scorecard, timings  # noqa: F401  (oracle: torch, imported up front)
 from grader.pytest_plugin import DEFAULT_TIMEOUT, ROOT
 
 SUITES = {"public": ["tests/public"], "hidden": ["tests/hidden"], "all": ["tests/public", "tests/hidden"]}
@@ -22,11 +22,9 @@ def add_arguments(parser):
     parser.add_argument("--results", metavar="FILE", help="also write Gradescope's results.json to FILE")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                         help="seconds one call into the student's code may take (default: %(default)s)")
-    parser.add_argument("--timings", metavar="FILE", help=argparse_hidden_help())
-
-
-def argparse_hidden_help():
-    return "write where grading time went (import, worker, compare) as JSON to FILE (used by make bench)"
+    parser.add_argument("--timings", metavar="FILE",
+                        help="write where grading time went (imports, workers, comparisons) as JSON to FILE "
+                             "(used by make bench)")
 
 
 class _ProgressShown:
@@ -68,8 +66,10 @@ def main(args):
     if not submission.is_dir():
         console.print(f"grader: {submission} is not a folder: pass the folder that holds attention.py")
         return 2
+    pytest_started = time.perf_counter()
     with _ProgressShown(console) as progress:
         run = collect.run_pytest(paths, [submission.resolve()], args.timeout, progress=progress)
+    pytest_time = time.perf_counter() - pytest_started
     where = submission.resolve()
     try:
         where = where.relative_to(Path.cwd())
@@ -81,7 +81,10 @@ def main(args):
         results.write(args.results, run, execution_time=elapsed)
         console.print(f"\nwrote {args.results}")
     if args.timings:
-        Path(args.timings).write_text(json.dumps(dict(timings.TOTALS, grade=elapsed)) + "\n")
+        process_start = getattr(args, "process_start", started)
+        Path(args.timings).write_text(json.dumps(dict(
+            timings.TOTALS, imports=started - process_start, pytest=pytest_time,
+            report=time.perf_counter() - started - pytest_time, process=time.perf_counter() - process_start)) + "\n")
     return 2 if run.problems else 0
 
 
