@@ -48,11 +48,11 @@ def describe_mismatch(got, expected, wrong, *, what, hints=()):
     for idx in zip(*np.unravel_index(first, wrong.shape)):
         idx = tuple(int(i) for i in idx)
         lines.append(f"  {idx}: got {float(got64[idx]):.8g} vs expected {float(expected[idx]):.8g}")
-    both_finite = np.isfinite(got64) & np.isfinite(expected)
-    if both_finite.any():
+    finite_wrong = wrong & np.isfinite(got64) & np.isfinite(expected)
+    if finite_wrong.any():  # errors between finite values; infinities and NaN are counted below
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            abs_err = np.abs(got64 - expected)[both_finite]
-            rel_err = abs_err / np.maximum(np.abs(expected[both_finite]), np.finfo(np.float64).tiny)
+            abs_err = np.abs(got64[finite_wrong] - expected[finite_wrong])
+            rel_err = abs_err / np.maximum(np.abs(expected[finite_wrong]), np.finfo(np.float64).tiny)
         lines.append(f"  max abs error {abs_err.max():.3g}, max rel error {rel_err.max():.3g}")
     lines.append(f"  NaN: {int(np.isnan(got64).sum())} got vs {int(np.isnan(expected).sum())} expected; "
                  f"Inf: {int(np.isinf(got64).sum())} got vs {int(np.isinf(expected).sum())} expected")

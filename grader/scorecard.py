@@ -8,6 +8,7 @@ from rich.text import Text
 from grader.collect import EXERCISES
 
 MAX_MESSAGE_LINES = 14
+FULL_MESSAGES = 2  # failing tests per exercise shown in full
 NOT_IMPLEMENTED_ADVICE = {
     "causal_attention": "not implemented yet: causal_attention is complete; it runs once the four functions "
                         "it calls are filled in",
@@ -69,15 +70,17 @@ def render(run, *, title, console=None):
             console.print(f"  {NOT_IMPLEMENTED_ADVICE.get(ex, f'not implemented yet: fill in {ex} in attention.py')}")
             continue
         shown = set()
-        for r in failed:
+        for n, r in enumerate(failed):
             test = escape(r.name.split("::", 1)[-1])
-            key = r.message
-            if key in shown:  # the same message (an import error, say) once per exercise is enough
+            if r.message in shown:  # the same message (an import error, say) once per exercise is enough
                 console.print(f"  [red]FAIL[/red] {test}: (same as above)", markup=True)
                 continue
-            shown.add(key)
+            shown.add(r.message)
             console.print(f"  [red]FAIL[/red] {test} ({_fmt(r.points)} pt)", markup=True)
-            console.print(Text("    " + _clip(r.message).replace("\n", "\n    ")))
+            lines = r.message.splitlines()
+            if n >= FULL_MESSAGES:  # later failures: the headline and the hints, not every index again
+                lines = lines[:1] + [line for line in lines[1:] if line.lstrip().startswith("hint:")]
+            console.print(Text("    " + _clip("\n".join(lines)).replace("\n", "\n    ")), soft_wrap=True)
     for problem in run.problems:
         console.print(Text(f"\ngrader problem: {problem}", style="bold red"))
     return earned_all, possible_all
