@@ -2,18 +2,11 @@
 
 import numpy as np
 
+from grader.controls import per_exercise
 from grader.make_exercises import render
 from helpers import ROOT, grade_to_json, run_grader
 
 EXERCISES = {"compute_dk", "scale_scores", "apply_causal_mask", "row_softmax", "weighted_sum", "causal_attention"}
-
-
-def by_exercise(results):
-    totals = {}
-    for t in results["tests"]:
-        e, p = totals.get(t["tags"][0], (0, 0))
-        totals[t["tags"][0]] = (e + t["score"], p + t["max_score"])
-    return totals
 
 
 def test_results_json_follows_gradescope_schema(make_submission, tmp_path):
@@ -30,7 +23,7 @@ def test_results_json_follows_gradescope_schema(make_submission, tmp_path):
         assert t["status"] in ("passed", "failed") and t["visibility"] == "visible"
         assert t["tags"][0] in EXERCISES and t["name"].startswith(t["tags"][0] + ": ")
         assert (t["score"] == t["max_score"]) == (t["status"] == "passed")
-    totals = by_exercise(results)
+    totals = per_exercise(results)
     assert set(totals) == EXERCISES
     assert totals["compute_dk"][0] == totals["compute_dk"][1] > 0
     assert all(totals[ex][0] == 0 for ex in EXERCISES - {"compute_dk"})
