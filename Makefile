@@ -7,7 +7,7 @@ SUBMISSION ?= exercises
 SUITE ?= public
 ARGS ?=
 
-.PHONY: grade test exercises controls bench venv clean help
+.PHONY: grade test exercises controls bench venv system-deps clean help
 
 help:
 	@echo "make grade [SUBMISSION=DIR] [SUITE=public|hidden|all]  grade a submission (default: exercises/)"
@@ -24,10 +24,17 @@ $(STAMP): requirements.txt
 
 venv: $(STAMP)
 
+# The CPU runtime for CUDA kernels (csrc/cuda_cpu) needs a C++20 compiler and Boost.Context.
+BOOST_CONTEXT := /usr/include/boost/context/fiber.hpp
+system-deps:
+	@test -f $(BOOST_CONTEXT) || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq libboost-context-dev g++; \
+	  else echo "Boost.Context is missing: run 'sudo apt-get install libboost-context-dev g++'" >&2; exit 1; fi; }
+
 grade: $(STAMP)
 	@$(PY) -m grader grade --submission $(SUBMISSION) --suite $(SUITE) $(ARGS)
 
-test: $(STAMP)
+test: $(STAMP) system-deps
 	$(PY) -m pytest tests/self -n 2 --dist loadfile -p no:cacheprovider $(ARGS)
 
 exercises: $(STAMP)

@@ -15,10 +15,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN, END = "BEGIN SOLUTION", "END SOLUTION"
-STUB = {".py": ["# YOUR CODE HERE", "raise NotImplementedError()"]}
+STUB = {".py": ["# YOUR CODE HERE", "raise NotImplementedError()"], ".cu": ["// YOUR CODE HERE"]}
 # (reference, generated student file)
-GENERATED = [(ROOT / "solutions" / "attention.py", ROOT / "exercises" / "attention.py")]
-BANNER = {".py": "# Generated from solutions/{name} by `make exercises`: fill in every `# YOUR CODE HERE`.\n"}
+GENERATED = [(ROOT / "solutions" / "attention.py", ROOT / "exercises" / "attention.py"),
+             (ROOT / "solutions" / "microgpt_cuda.cu", ROOT / "csrc" / "microgpt_cuda.cu")]
+BANNER = {".py": "# Generated from solutions/{name} by `make exercises`: fill in every `# YOUR CODE HERE`.\n",
+          ".cu": "// Generated from solutions/{name} by `make exercises`: fill in every `// YOUR CODE HERE`.\n"}
 
 
 class MarkerError(ValueError):

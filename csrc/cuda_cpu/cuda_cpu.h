@@ -1,0 +1,230 @@
+// cuda_cpu.h: run unmodified CUDA C++ kernels on the CPU, one fiber per CUDA thread.
+//
+// The grader compiles the student's .cu with g++ and `-include cuda_cpu.h`, after a line-preserving rewrite
+// (grader/cuda_build.py) of the two things no header can express: `kernel<<<grid, block, shmem, stream>>>(args)`
+// becomes `cuda_cpu::launch(kernel, cuda_cpu::config(grid, block, shmem, stream), args)`, and each `__shared__`
+// declaration becomes a reference into the block's shared-memory arena, which is filled with NaN at every block
+// start (an uninitialised read shows up instead of quietly reading the previous block's values).
+//
+// What a grade depends on behaves as on the hardware:
+//   - every CUDA thread is a Boost.Context fiber; __syncthreads is a real block barrier, and threads that have
+//     exited count as arrived; threads waiting at different barriers are reported as divergence, with both lines;
+//   - warp collectives (__shfl*_sync, __syncwarp) are a rendezvous of the lanes in the mask; warpSize is 32;
+//   - blocks run on all cores; atomics are real atomics;
+//   - the order in which a block's threads run between barriers can be changed (forward, reverse), so a missing
+//     barrier shows up as results that change with the order.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__
+#define __launch_bounds__(...)
+#define __align__(n) alignas(n)
+#define __restrict__ __restrict
+// Left after the rewrite only in forms it does not handle, such as two variables in one declaration.
+#define __shared__ cuda_cpu_write_one_shared_variable_per_declaration
+#define __constant__
+
+struct uint3 { unsigned x, y, z; };
+struct dim3 {
+    unsigned x, y, z;
+    constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+    constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+};
+struct alignas(8) float2 { float x, y; };
+struct alignas(16) float4 { float x, y, z, w; };
+struct alignas(16) int4 { int x, y, z, w; };
+inline float2 make_float2(float x, float y) { return {x, y}; }
+inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+inline dim3 make_dim3(unsigned x, unsigned y, unsigned z) { return dim3(x, y, z); }
+
+typedef struct cuda_cpu_stream* cudaStream_t;
+enum cudaError_t {
+    cudaSuccess = 0,
+    cudaErrorInvalidValue = 1,
+    cudaErrorMemoryAllocation = 2,
+    cudaErrorInvalidConfiguration = 9,
+    cudaErrorLaunchFailure = 719,
+};
+typedef cudaError_t cudaError;
+enum cudaMemcpyKind {
+    cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4,
+};
+
+constexpr int warpSize = 32;
+
+namespace cuda_cpu {
+
+struct LaunchConfig {
+    dim3 grid, block;
+    size_t shared_bytes;
+};
+inline LaunchConfig config(dim3 grid, dim3 block, size_t shared_bytes = 0, cudaStream_t = nullptr) {
+    return {grid, block, shared_bytes};
+}
+
+// The running CUDA thread's coordinates (set by the scheduler before each fiber resumes).
+struct Coordinates {  // (named so as not to collide with the threadIdx... macros below)
+    uint3 tid, bid;
+    dim3 bdim, gdim;
+};
+extern thread_local Coordinates* here;
+
+void run_grid(const LaunchConfig& cfg, const std::function<void()>& body);
+void* block_shared(int id, size_t bytes, size_t align);
+void* dynamic_shared_base();
+void syncthreads(int line);
+void syncwarp(unsigned mask, int line);
+uint64_t warp_exchange(unsigned mask, uint64_t payload, int src_lane, int line);
+void set_error(cudaError_t err, const char* message);
+
+template <class T>
+T& shared_var(int id) { return *static_cast<T*>(block_shared(id, sizeof(T), alignof(T))); }
+
+template <class T>
+T* dynamic_shared() { return static_cast<T*>(dynamic_shared_base()); }
+
+template <class... KArgs, class... Args>
+void launch(void (*kernel)(KArgs...), const LaunchConfig& cfg, Args&&... args) {
+    static_assert(sizeof...(KArgs) == sizeof...(Args), "a kernel launch must pass one argument per parameter");
+    std::tuple<std::decay_t<KArgs>...> packed(std::forward<Args>(args)...);
+    run_grid(cfg, [&packed, kernel] { std::apply(kernel, packed); });
+}
+
+template <class T>
+T shuffle(unsigned mask, T value, int src_lane, int line) {
+    static_assert(sizeof(T) <= 8, "warp shuffles move at most 8 bytes");
+    uint64_t payload = 0;
+    std::memcpy(&payload, &value, sizeof(T));
+    uint64_t got = warp_exchange(mask, payload, src_lane, line);
+    T out;
+    std::memcpy(&out, &got, sizeof(T));
+    return out;
+}
+
+inline int lane_id() {
+    const Coordinates& c = *here;
+    unsigned linear = c.tid.x + c.bdim.x * (c.tid.y + c.bdim.y * c.tid.z);
+    return static_cast<int>(linear % warpSize);
+}
+
+}  // namespace cuda_cpu
+
+#define threadIdx (cuda_cpu::here->tid)
+#define blockIdx (cuda_cpu::here->bid)
+#define blockDim (cuda_cpu::here->bdim)
+#define gridDim (cuda_cpu::here->gdim)
+
+#define __syncthreads() cuda_cpu::syncthreads(__LINE__)
+#define __syncwarp(...) cuda_cpu::syncwarp(cuda_cpu_mask_or_all(__VA_ARGS__), __LINE__)
+inline unsigned cuda_cpu_mask_or_all(unsigned mask = 0xffffffffu) { return mask; }
+
+// Lanes outside the source's width segment, or sources outside [0, width), read their own value (as on the GPU).
+#define __shfl_sync(mask, var, src, ...) cuda_cpu_shfl(mask, var, src, __LINE__, ##__VA_ARGS__)
+#define __shfl_xor_sync(mask, var, lane_mask, ...) cuda_cpu_shfl_xor(mask, var, lane_mask, __LINE__, ##__VA_ARGS__)
+#define __shfl_down_sync(mask, var, delta, ...) cuda_cpu_shfl_down(mask, var, delta, __LINE__, ##__VA_ARGS__)
+#define __shfl_up_sync(mask, var, delta, ...) cuda_cpu_shfl_up(mask, var, delta, __LINE__, ##__VA_ARGS__)
+
+template <class T>
+T cuda_cpu_shfl(unsigned mask, T v, int src, int line, int width = warpSize) {
+    int lane = cuda_cpu::lane_id(), base = lane - lane % width;
+    return cuda_cpu::shuffle(mask, v, base + ((src % width) + width) % width, line);
+}
+template <class T>
+T cuda_cpu_shfl_xor(unsigned mask, T v, int lane_mask, int line, int width = warpSize) {
+    int lane = cuda_cpu::lane_id(), base = lane - lane % width, src = lane ^ lane_mask;
+    return cuda_cpu::shuffle(mask, v, (src >= base && src < base + width) ? src : lane, line);
+}
+template <class T>
+T cuda_cpu_shfl_down(unsigned mask, T v, unsigned delta, int line, int width = warpSize) {
+    int lane = cuda_cpu::lane_id(), base = lane - lane % width, src = lane + static_cast<int>(delta);
+    return cuda_cpu::shuffle(mask, v, src < base + width ? src : lane, line);
+}
+template <class T>
+T cuda_cpu_shfl_up(unsigned mask, T v, unsigned delta, int line, int width = warpSize) {
+    int lane = cuda_cpu::lane_id(), base = lane - lane % width, src = lane - static_cast<int>(delta);
+    return cuda_cpu::shuffle(mask, v, src >= base ? src : lane, line);
+}
+
+// Atomics: real ones, since blocks run on several cores at once.
+template <class T>
+T atomicAdd(T* p, T v) { return std::atomic_ref<T>(*p).fetch_add(v); }
+inline float atomicAdd(float* p, float v) {
+    std::atomic_ref<float> a(*p);
+    float old = a.load();
+    while (!a.compare_exchange_weak(old, old + v)) {}
+    return old;
+}
+inline double atomicAdd(double* p, double v) {
+    std::atomic_ref<double> a(*p);
+    double old = a.load();
+    while (!a.compare_exchange_weak(old, old + v)) {}
+    return old;
+}
+template <class T>
+T atomicMax(T* p, T v) {
+    std::atomic_ref<T> a(*p);
+    T old = a.load();
+    while (old < v && !a.compare_exchange_weak(old, v)) {}
+    return old;
+}
+template <class T>
+T atomicMin(T* p, T v) {
+    std::atomic_ref<T> a(*p);
+    T old = a.load();
+    while (old > v && !a.compare_exchange_weak(old, v)) {}
+    return old;
+}
+template <class T>
+T atomicCAS(T* p, T compare, T v) {
+    std::atomic_ref<T>(*p).compare_exchange_strong(compare, v);
+    return compare;
+}
+template <class T>
+T atomicExch(T* p, T v) { return std::atomic_ref<T>(*p).exchange(v); }
+
+// Math names CUDA device code uses.
+template <class A, class B>
+inline std::common_type_t<A, B> min(A a, B b) { return b < a ? b : a; }
+template <class A, class B>
+inline std::common_type_t<A, B> max(A a, B b) { return a < b ? b : a; }
+inline float __expf(float x) { return std::exp(x); }
+inline float __logf(float x) { return std::log(x); }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline float __frsqrt_rn(float x) { return 1.0f / std::sqrt(x); }
+inline float __saturatef(float x) { return std::min(1.0f, std::max(0.0f, x)); }
+inline int __float_as_int(float x) { int i; std::memcpy(&i, &x, 4); return i; }
+inline float __int_as_float(int i) { float x; std::memcpy(&x, &i, 4); return x; }
+inline unsigned __float_as_uint(float x) { unsigned i; std::memcpy(&i, &x, 4); return i; }
+inline float __uint_as_float(unsigned i) { float x; std::memcpy(&x, &i, 4); return x; }
+template <class T>
+T __ldg(const T* p) { return *p; }
+
+// The runtime API students use.
+cudaError_t cudaMalloc(void** p, size_t bytes);
+template <class T>
+cudaError_t cudaMalloc(T** p, size_t bytes) { return cudaMalloc(reinterpret_cast<void**>(p), bytes); }
+cudaError_t cudaFree(void* p);
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind);
+cudaError_t cudaMemset(void* p, int value, size_t bytes);
+cudaError_t cudaDeviceSynchronize();
+cudaError_t cudaGetLastError();
+cudaError_t cudaPeekAtLastError();
+const char* cudaGetErrorString(cudaError_t err);

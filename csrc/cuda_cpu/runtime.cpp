@@ -1,0 +1,285 @@
+// runtime.cpp: the scheduler behind cuda_cpu.h. One fiber per CUDA thread, one block at a time per core.
+#include "cuda_cpu.h"
+
+#include <boost/context/fiber.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
+
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ctx = boost::context;
+
+namespace cuda_cpu {
+
+thread_local Coordinates* here = nullptr;
+
+namespace {
+
+constexpr size_t kSharedArenaBytes = 228 * 1024;  // the most one block may have on current GPUs
+constexpr size_t kStackBytes = 64 * 1024;         // per CUDA thread, with a guard page below it
+
+enum class State { Ready, AtBarrier, AtWarp, Done };
+
+struct Thread {
+    Coordinates coords;
+    ctx::fiber fiber, scheduler;  // this thread's fiber; the scheduler, while the thread runs
+    State state = State::Ready;
+    int line = 0;  // where it waits
+    unsigned mask = 0;
+    uint64_t payload = 0, result = 0;
+    int src_lane = 0;
+};
+
+std::mutex error_mutex;
+cudaError_t last_error = cudaSuccess;
+std::string error_message;
+std::atomic<bool> launch_failed{false};
+
+// Per core: the block being run.
+struct Block {
+    std::vector<Thread> threads;
+    std::vector<std::pair<int, size_t>> shared_slots;  // __shared__ site id -> arena offset
+    size_t shared_used = 0, dynamic_bytes = 0;
+    alignas(64) unsigned char arena[kSharedArenaBytes];
+    Thread* current = nullptr;
+    std::vector<ctx::stack_context> free_stacks;  // reused: one mmap per stack per core, not per CUDA thread
+    ctx::protected_fixedsize_stack make_stack{kStackBytes};
+
+    ~Block() {
+        for (auto& s : free_stacks) make_stack.deallocate(s);
+    }
+};
+thread_local Block* block = nullptr;
+
+// A StackAllocator for Boost.Context that hands out the core's reused stacks (each with a guard page).
+struct ReusedStack {
+    Block* b;
+    ctx::stack_context allocate() {
+        if (b->free_stacks.empty()) return b->make_stack.allocate();
+        ctx::stack_context s = b->free_stacks.back();
+        b->free_stacks.pop_back();
+        return s;
+    }
+    void deallocate(ctx::stack_context& s) noexcept { b->free_stacks.push_back(s); }
+};
+
+int run_order() {
+    const char* env = std::getenv("CUDA_CPU_ORDER");
+    return env && std::strcmp(env, "reverse") == 0 ? 1 : 0;
+}
+
+void fail(const std::string& message) {
+    std::lock_guard<std::mutex> lock(error_mutex);
+    if (!launch_failed.exchange(true)) {
+        last_error = cudaErrorLaunchFailure;
+        error_message = message;
+    }
+}
+
+void wait_here(State state, int line) {
+    Thread& t = *block->current;
+    t.state = state;
+    t.line = line;
+    t.scheduler = std::move(t.scheduler).resume();  // back to the scheduler until released
+    here = &t.coords;
+}
+
+// Release every warp whose waiting lanes cover their mask (less lanes that have exited); true if any was released.
+bool release_warps(std::vector<Thread>& ts) {
+    bool released = false;
+    for (size_t base = 0; base < ts.size(); base += warpSize) {
+        size_t end = std::min(ts.size(), base + warpSize);
+        unsigned waiting = 0, alive = 0, mask = 0;
+        for (size_t i = base; i < end; ++i) {
+            if (ts[i].state != State::Done) alive |= 1u << (i - base);
+            if (ts[i].state == State::AtWarp) {
+                waiting |= 1u << (i - base);
+                mask |= ts[i].mask;
+            }
+        }
+        if (!waiting || (mask & alive & ~waiting)) continue;  // some lane of the mask has not arrived yet
+        for (size_t i = base; i < end; ++i) {
+            if (ts[i].state != State::AtWarp) continue;
+            int src = ts[i].src_lane;
+            bool from_other = src >= 0 && src < warpSize && base + src < end && (waiting >> src & 1u);
+            ts[i].result = from_other ? ts[base + src].payload : ts[i].payload;
+            ts[i].state = State::Ready;
+        }
+        released = true;
+    }
+    return released;
+}
+
+// One example thread for each place where threads wait, so divergence shows every line involved.
+std::string describe_waits(const std::vector<Thread>& ts) {
+    std::string out;
+    std::vector<std::pair<State, int>> seen;
+    for (const Thread& t : ts) {
+        if (t.state == State::Done) continue;
+        std::pair<State, int> where{t.state, t.line};
+        if (std::find(seen.begin(), seen.end(), where) != seen.end() || seen.size() >= 4) continue;
+        seen.push_back(where);
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%sthread (%u,%u,%u) waits at %s on line %d", out.empty() ? "" : "; ",
+                      t.coords.tid.x, t.coords.tid.y, t.coords.tid.z,
+                      t.state == State::AtBarrier ? "__syncthreads()" : "a warp collective", t.line);
+        out += buf;
+    }
+    return out;
+}
+
+void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>& body, int order) {
+    Block& b = *block;
+    unsigned n = cfg.block.x * cfg.block.y * cfg.block.z;
+    b.threads.clear();
+    b.threads.resize(n);
+    b.shared_slots.clear();
+    b.dynamic_bytes = (cfg.shared_bytes + 15) & ~size_t(15);
+    b.shared_used = b.dynamic_bytes;
+    std::fill(b.arena, b.arena + kSharedArenaBytes, 0xFF);  // every float reads as NaN until written
+    for (unsigned i = 0; i < n; ++i) {
+        Thread& t = b.threads[i];
+        t.coords = {{i % cfg.block.x, (i / cfg.block.x) % cfg.block.y, i / (cfg.block.x * cfg.block.y)},
+                    bidx, cfg.block, cfg.grid};
+        t.fiber = ctx::fiber(std::allocator_arg, ReusedStack{&b}, [&t, &body](ctx::fiber&& sched) {
+            t.scheduler = std::move(sched);
+            here = &t.coords;
+            body();
+            t.state = State::Done;
+            return std::move(t.scheduler);
+        });
+    }
+    for (;;) {
+        bool any_ready = false;
+        for (unsigned k = 0; k < n; ++k) {
+            Thread& t = b.threads[order ? n - 1 - k : k];
+            if (t.state != State::Ready) continue;
+            any_ready = true;
+            b.current = &t;
+            here = &t.coords;
+            t.fiber = std::move(t.fiber).resume();
+        }
+        if (launch_failed.load()) break;
+        if (any_ready) continue;
+        if (release_warps(b.threads)) continue;
+        int barrier_line = -1;
+        bool all_done = true, same_barrier = true;
+        for (Thread& t : b.threads) {
+            if (t.state == State::Done) continue;
+            all_done = false;
+            if (t.state != State::AtBarrier) same_barrier = false;
+            else if (barrier_line < 0) barrier_line = t.line;
+            else if (t.line != barrier_line) same_barrier = false;
+        }
+        if (all_done) break;
+        if (!same_barrier) {
+            char head[96];
+            std::snprintf(head, sizeof head, "block (%u,%u,%u): threads wait at different barriers (divergence): ",
+                          bidx.x, bidx.y, bidx.z);
+            fail(head + describe_waits(b.threads));
+            break;
+        }
+        for (Thread& t : b.threads)
+            if (t.state == State::AtBarrier) t.state = State::Ready;
+    }
+    b.threads.clear();  // unwinds any fiber stopped early
+}
+
+}  // namespace
+
+void run_grid(const LaunchConfig& cfg, const std::function<void()>& body) {
+    unsigned threads_per_block = cfg.block.x * cfg.block.y * cfg.block.z;
+    if (threads_per_block == 0 || threads_per_block > 1024 || cfg.grid.x * cfg.grid.y * cfg.grid.z == 0) {
+        set_error(cudaErrorInvalidConfiguration, "invalid launch: blocks need 1..1024 threads and a non-empty grid");
+        return;
+    }
+    if (cfg.shared_bytes > kSharedArenaBytes) {
+        set_error(cudaErrorInvalidValue, "the launch asks for more dynamic shared memory than a block has (228 KiB)");
+        return;
+    }
+    unsigned blocks = cfg.grid.x * cfg.grid.y * cfg.grid.z;
+    unsigned workers = std::max(1u, std::min(blocks, std::thread::hardware_concurrency()));
+    int order = run_order();
+    std::atomic<unsigned> next{0};
+    launch_failed = false;
+    auto work = [&] {
+        Block* mine = new Block();
+        block = mine;
+        for (unsigned i; (i = next++) < blocks && !launch_failed.load();)
+            run_block(cfg, {i % cfg.grid.x, (i / cfg.grid.x) % cfg.grid.y, i / (cfg.grid.x * cfg.grid.y)}, body, order);
+        block = nullptr;
+        delete mine;
+    };
+    std::vector<std::thread> pool;
+    for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+}
+
+void* block_shared(int id, size_t bytes, size_t align) {
+    Block& b = *block;
+    for (auto& [slot, offset] : b.shared_slots)
+        if (slot == id) return b.arena + offset;
+    size_t offset = (b.shared_used + align - 1) / align * align;
+    if (offset + bytes > kSharedArenaBytes) {  // the launch fails; its results are not used
+        fail("the kernel uses more shared memory than a block has (228 KiB)");
+        return b.arena;
+    }
+    b.shared_slots.emplace_back(id, offset);
+    b.shared_used = offset + bytes;
+    return b.arena + offset;
+}
+
+void* dynamic_shared_base() { return block->arena; }
+
+void syncthreads(int line) { wait_here(State::AtBarrier, line); }
+
+void syncwarp(unsigned mask, int line) { warp_exchange(mask, 0, -1, line); }
+
+uint64_t warp_exchange(unsigned mask, uint64_t payload, int src_lane, int line) {
+    Thread& t = *block->current;
+    t.mask = mask;
+    t.payload = payload;
+    t.src_lane = src_lane < 0 ? -1 : src_lane;
+    wait_here(State::AtWarp, line);
+    return t.result;
+}
+
+void set_error(cudaError_t err, const char* message) {
+    std::lock_guard<std::mutex> lock(error_mutex);
+    last_error = err;
+    error_message = message;
+}
+
+}  // namespace cuda_cpu
+
+// cudaMalloc'd memory starts as NaN, like uninitialised device memory that happens to hold garbage.
+cudaError_t cudaMalloc(void** p, size_t bytes) {
+    *p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+    if (!*p) return cudaErrorMemoryAllocation;
+    std::memset(*p, 0xFF, bytes);
+    return cudaSuccess;
+}
+cudaError_t cudaFree(void* p) { std::free(p); return cudaSuccess; }
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind) {
+    std::memmove(dst, src, bytes);
+    return cudaSuccess;
+}
+cudaError_t cudaMemset(void* p, int value, size_t bytes) { std::memset(p, value, bytes); return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize() { return cuda_cpu::last_error; }
+cudaError_t cudaPeekAtLastError() { return cuda_cpu::last_error; }
+cudaError_t cudaGetLastError() {
+    cudaError_t e = cuda_cpu::last_error;
+    cuda_cpu::last_error = cudaSuccess;
+    return e;
+}
+const char* cudaGetErrorString(cudaError_t err) {
+    return err == cudaSuccess ? "no error" : cuda_cpu::error_message.c_str();
+}
+
+// For the grader (through ctypes): what went wrong in the last launch, if anything.
+extern "C" const char* cuda_cpu_launch_error() {
+    return cuda_cpu::launch_failed.load() ? cuda_cpu::error_message.c_str() : "";
+}

@@ -1,0 +1,204 @@
+"""The CPU runtime for CUDA kernels (csrc/cuda_cpu): the rewrite, the ninja build and cache, barriers, warp
+collectives, atomics, shared memory, divergence, and both reference kernels against the float64 oracle."""
+
+import ctypes
+import shutil
+import subprocess
+import textwrap
+
+import numpy as np
+import pytest
+
+from grader import cuda_build, oracle
+from helpers import ROOT
+
+REFERENCE = ROOT / "solutions" / "microgpt_cuda.cu"
+F32P = ctypes.POINTER(ctypes.c_float)
+
+
+def build_and_load(tmp_path, source, name="kernel.cu"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(source))
+    lib = ctypes.CDLL(str(cuda_build.build(path)))
+    lib.cuda_cpu_launch_error.restype = ctypes.c_char_p
+    return lib
+
+
+def ptr(a):
+    return a.ctypes.data_as(F32P)
+
+
+def test_rewrite_keeps_lines_and_handles_launch_forms():
+    src = ("k<<<g, b>>>(x, y);\n"
+           "tiled<64><<<dim3(4, 2),\n    64, 0, 0>>>(x);\n"
+           "go<<<1, 1>>>();\n"
+           "    __shared__ float tile[64][65];\n"
+           "    extern __shared__ float dyn[];\n"
+           "    __shared__ int count;\n")
+    out = cuda_build.rewrite(src, "s.cu").splitlines()
+    assert out[0] == '#line 1 "s.cu"' and len(out) == 1 + src.count("\n")
+    assert out[1] == "cuda_cpu::launch(k, cuda_cpu::config(g, b), x, y);"
+    # a launch spread over two lines stays on two lines, so every later line keeps its number
+    assert out[2] == "cuda_cpu::launch(tiled<64>, cuda_cpu::config(dim3(4, 2), 64, 0, 0), " and out[3] == "x);"
+    assert out[4] == "cuda_cpu::launch(go, cuda_cpu::config(1, 1));"
+    assert out[5].strip() == "auto& tile = cuda_cpu::shared_var<float[64][65]>(__COUNTER__);"
+    assert out[6].strip() == "float* dyn = cuda_cpu::dynamic_shared<float>();"
+    assert out[7].strip() == "auto& count = cuda_cpu::shared_var<int>(__COUNTER__);"
+
+
+def test_compile_errors_name_the_students_file_and_line(tmp_path):
+    with pytest.raises(cuda_build.BuildError, match=r"broken.cu:2:\d+: error: expected ‘;’"):
+        build_and_load(tmp_path, "__global__ void k(float* x) {\n    x[0] = 1.0f\n}\n", name="broken.cu")
+
+
+def test_unchanged_source_is_not_rebuilt(tmp_path):
+    (tmp_path / "k.cu").write_text('extern "C" void f() {}\n')
+    first = cuda_build.build(tmp_path / "k.cu")
+    mtime = first.stat().st_mtime_ns
+    assert cuda_build.build(tmp_path / "k.cu") == first and first.stat().st_mtime_ns == mtime
+
+
+BLOCK_SUM = """
+    __global__ void block_sum(const float* x, float* out) {
+        __shared__ float buf[256];
+        int i = threadIdx.x;
+        buf[i] = x[blockIdx.x * 256 + i];
+        __syncthreads();
+        for (int s = 128; s > 0; s >>= 1) {
+            if (i < s) buf[i] += buf[i + s];
+            BARRIER
+        }
+        if (i == 0) out[blockIdx.x] = buf[0];
+    }
+    extern "C" void run(const float* x, float* out, int blocks) { block_sum<<<blocks, 256>>>(x, out); }
+"""
+
+
+@pytest.mark.parametrize("order", ["forward", "reverse"])
+def test_barriers_make_a_reduction_right_in_any_thread_order(tmp_path, monkeypatch, order):
+    monkeypatch.setenv("CUDA_CPU_ORDER", order)
+    lib = build_and_load(tmp_path, BLOCK_SUM.replace("BARRIER", "__syncthreads();"))
+    x = np.arange(8 * 256, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    lib.run(ptr(x), ptr(out), 8)
+    assert np.array_equal(out, x.reshape(8, 256).sum(axis=1)) and lib.cuda_cpu_launch_error() == b""
+
+
+def test_a_missing_barrier_changes_the_result_with_the_thread_order(tmp_path, monkeypatch):
+    x = np.arange(4 * 256, dtype=np.float32)
+    results = []
+    for order in ("forward", "reverse"):
+        monkeypatch.setenv("CUDA_CPU_ORDER", order)
+        lib = build_and_load(tmp_path, BLOCK_SUM.replace("BARRIER", ""))
+        out = np.zeros(4, np.float32)
+        lib.run(ptr(x), ptr(out), 4)
+        results.append(out)
+    assert not np.array_equal(results[0], results[1])  # the race the reordered rerun exposes
+
+
+def test_divergent_barriers_are_reported_with_their_lines(tmp_path):
+    lib = build_and_load(tmp_path, """
+        __global__ void k(float* x) {
+            if (threadIdx.x < 16) {
+                __syncthreads();
+            } else {
+                __syncthreads();
+            }
+            x[threadIdx.x] = 1.0f;
+        }
+        extern "C" void run(float* x) { k<<<1, 32>>>(x); }
+    """)
+    x = np.zeros(32, np.float32)
+    lib.run(ptr(x))
+    msg = lib.cuda_cpu_launch_error().decode()
+    assert "different barriers" in msg and "line 4" in msg and "line 6" in msg
+
+
+def test_early_return_counts_as_arriving_and_shared_memory_starts_as_nan(tmp_path):
+    lib = build_and_load(tmp_path, """
+        __global__ void k(float* out) {
+            __shared__ float s[64];
+            out[64 + threadIdx.x] = s[threadIdx.x];  // read before any write: NaN, never a stale value
+            if (threadIdx.x >= 32) return;
+            s[threadIdx.x] = threadIdx.x;
+            __syncthreads();
+            out[threadIdx.x] = s[31 - threadIdx.x];
+        }
+        extern "C" void run(float* out) { k<<<1, 64>>>(out); }
+    """)
+    out = np.zeros(128, np.float32)
+    lib.run(ptr(out))
+    assert np.array_equal(out[:32], np.arange(31, -1, -1)) and np.isnan(out[64:]).all()
+    assert lib.cuda_cpu_launch_error() == b""
+
+
+def test_warp_shuffles_and_atomics(tmp_path):
+    lib = build_and_load(tmp_path, """
+        __global__ void k(float* out, int* counter) {
+            int lane = threadIdx.x % 32;
+            float v = lane;
+            float total = v;
+            for (int o = 16; o > 0; o >>= 1) total += __shfl_xor_sync(0xffffffff, total, o);
+            float down = __shfl_down_sync(0xffffffff, v, 1);
+            float up = __shfl_up_sync(0xffffffff, v, 1, 16);
+            float bcast = __shfl_sync(0xffffffff, v, 5);
+            int w = threadIdx.x / 32;
+            if (w == 0) {  // only warp 0 reduces: its lanes meet without the other warps
+                float half = __shfl_xor_sync(0xffffffff, v, 16);
+                out[128 + lane] = half;
+            }
+            out[lane + 32 * 0] = total;
+            if (w == 1) { out[32 + lane] = down; out[64 + lane] = up; out[96 + lane] = bcast; }
+            atomicAdd(counter, 1);
+        }
+        extern "C" void run(float* out, int* counter) { k<<<3, 64>>>(out, counter); }
+    """)
+    out = np.zeros(160, np.float32)
+    counter = np.zeros(1, np.int32)
+    lib.run(ptr(out), counter.ctypes.data_as(ctypes.POINTER(ctypes.c_int)))
+    lanes = np.arange(32, dtype=np.float32)
+    assert np.array_equal(out[:32], np.full(32, lanes.sum()))
+    assert np.array_equal(out[32:64], np.append(lanes[1:], 31))  # the last lane keeps its own value
+    assert np.array_equal(out[64:96], np.where(lanes % 16 == 0, lanes, lanes - 1))  # width 16 segments
+    assert np.array_equal(out[96:128], np.full(32, 5.0))
+    assert np.array_equal(out[128:160], (lanes + 16) % 32)
+    assert counter[0] == 3 * 64 and lib.cuda_cpu_launch_error() == b""
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("BH,T,d_k", [(2, 1, 64), (2, 2, 64), (3, 17, 64), (2, 33, 16), (1, 1023, 64)])
+def test_reference_kernels_match_the_oracle(version, BH, T, d_k):
+    lib = ctypes.CDLL(str(cuda_build.build(REFERENCE, defines=[f"MICROGPT_VERSION={version}"])))
+    lib.cuda_cpu_launch_error.restype = ctypes.c_char_p
+    rng = np.random.default_rng([version, BH, T, d_k])
+    Q, K, V = (rng.standard_normal((BH, T, d_k), dtype=np.float32) for _ in range(3))
+    O = np.full((BH, T, d_k), np.nan, np.float32)
+    lib.causal_attention_forward(ptr(Q), ptr(K), ptr(V), ptr(O), BH, T, d_k)
+    assert lib.cuda_cpu_launch_error() == b""
+    np.testing.assert_allclose(O, oracle.causal_attention(Q, K, V), rtol=0, atol=1e-5)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed here: the CUDA compile check is skipped")
+def test_reference_compiles_with_nvcc(tmp_path):
+    proc = subprocess.run(["nvcc", "-arch=sm_90", "--resource-usage", "-c", str(REFERENCE), "-o",
+                           str(tmp_path / "ref.o")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "flash_kernel" in proc.stderr and "registers" in proc.stderr
+
+
+STUB = ROOT / "csrc" / "microgpt_cuda.cu"
+
+
+def test_student_stub_builds_on_the_cpu_path_and_leaves_O_untouched():
+    lib = ctypes.CDLL(str(cuda_build.build(STUB)))
+    Q = K = V = np.ones((1, 4, 64), np.float32)
+    O = np.full((1, 4, 64), 7.0, np.float32)
+    lib.causal_attention_forward(ptr(Q), ptr(K), ptr(V), ptr(O), 1, 4, 64)
+    assert (O == 7.0).all()  # the stub does nothing yet
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed here: the CUDA compile check is skipped")
+def test_student_stub_compiles_with_nvcc(tmp_path):
+    proc = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(STUB), "-o", str(tmp_path / "stub.o")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
