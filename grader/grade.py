@@ -60,11 +60,11 @@ def main(args):
     paths = [ROOT / p for p in SUITES[args.suite]]
     missing = [p for p in paths if not p.is_dir()]
     if missing:
-        console.print(f"grader: no {', '.join(str(p.relative_to(ROOT)) for p in missing)} in this copy "
-                      f"(the hidden suite stays with the instructor); use --suite public")
+        print(f"grader: no {', '.join(str(p.relative_to(ROOT)) for p in missing)} in this copy "
+              f"(the hidden suite stays with the instructor); use --suite public", file=sys.stderr)
         return 2
     if not submission.is_dir():
-        console.print(f"grader: {submission} is not a folder: pass the folder that holds attention.py")
+        print(f"grader: {submission} is not a folder: pass the folder that holds attention.py", file=sys.stderr)
         return 2
     pytest_started = time.perf_counter()
     with _ProgressShown(console) as progress:

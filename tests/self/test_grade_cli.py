@@ -49,7 +49,7 @@ def test_missing_file_scores_zero_with_a_message(tmp_path):
 
 def test_grader_problems_exit_non_zero(tmp_path):
     proc = run_grader("grade", "--submission", tmp_path / "does-not-exist")
-    assert proc.returncode == 2 and "is not a folder" in proc.stdout
+    assert proc.returncode == 2 and "is not a folder" in proc.stderr
 
 
 def test_inputs_are_never_all_zero_and_differ_per_test():
