@@ -17,10 +17,10 @@ from grader.timings import timed
 class _Call:
     """A student call in flight: the expected answer is computed while the worker runs."""
 
-    def __init__(self, student, func, *args, return_args=False):
+    def __init__(self, student, func, *args, return_args=False, **options):
         self.args = args
         self._answer = None  # (value, exception) once read
-        self.pending = student.submit(func, *args, return_args=return_args)
+        self.pending = student.submit(func, *args, return_args=return_args, **options)
         if self.pending.answered_at_once():
             self._read()
             if self._answer[1] is not None:  # a stub or a crash: report it now, before computing expectations
@@ -169,3 +169,23 @@ def check_compute_dk_rejects(student, d_model, n_head, why):
         raise WrongAnswer(f"compute_dk({d_model!r}, {n_head!r}) raised {exc.type_name}; "
                           f"expected ValueError because {why}\n{exc}") from None
     raise WrongAnswer(f"compute_dk({d_model!r}, {n_head!r}) returned {got!r}; expected a ValueError because {why}")
+
+
+def check_kernel(kernel, Q, K, V, *, what, order="forward"):
+    """The student's CUDA kernel (run on this machine) against torch's fused attention in float64."""
+    runner = kernel.runner()
+    # Byte-identical builds (the reference kernel in every Python control, say) give the same answer on the
+    # same inputs: run each built library once per test and reuse its answer for the other submissions.
+    answer = memo.lookup(("kernel answer", str(runner.path), order), (Q, K, V))
+    running = None if answer is not None else _Call(runner, "causal_attention_forward", Q, K, V, order=order)
+    with timed("compare"):
+        expected, bound = memo.get("cuda_kernel", (Q, K, V), lambda: (
+            oracle.causal_attention(Q, K, V),
+            tol.attention_bound(Q, K, V, *oracle.causal_scores_and_weights(Q, K), np.float32)))
+    got = answer if answer is not None else memo.store(("kernel answer", str(runner.path), order), (Q, K, V),
+                                                       running.result())
+    with timed("compare"):
+        expect_array(got, func="causal_attention_forward", shape=V.shape, dtype=np.float32)
+        label = f"causal_attention_forward on {what}" + (f", threads run in {order} order" if order != "forward" else "")
+        assert_close(got, expected, bound, what=label, hints=lambda: hints.kernel(got, expected, Q, K, V, order))
+    return got

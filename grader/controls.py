@@ -26,6 +26,7 @@ from grader.make_exercises import BEGIN, END
 ROOT = Path(__file__).resolve().parent.parent
 WRONG = ROOT / "solutions" / "wrong"
 REFERENCE = ROOT / "solutions" / "attention.py"
+REFERENCE_KERNEL = ROOT / "solutions" / "microgpt_cuda.cu"
 BUILD = ROOT / "build" / "controls"
 
 
@@ -36,6 +37,7 @@ class Control:
     scores: dict
     hint: str
     source: str
+    kernel_edits: tuple = ()  # (old, new) text replacements applied to the reference kernel
 
     @classmethod
     def load(cls, path):
@@ -45,13 +47,15 @@ class Control:
         for node in tree.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 consts[node.targets[0].id] = ast.literal_eval(node.value)
-        return cls(path.stem, (ast.get_docstring(tree) or "").splitlines()[0], consts["SCORES"], consts["HINT"], source)
+        return cls(path.stem, (ast.get_docstring(tree) or "").splitlines()[0], consts["SCORES"], consts["HINT"], source,
+                   tuple(consts.get("KERNEL_EDITS", ())))
 
 
 # The two controls that are not mutants: the reference must get full marks, the generated stubs nothing.
 REFERENCE_CONTROL = Control("reference", "solutions/: the reference solution", {}, "", "")
 STUB_CONTROL = Control("stubs", "exercises/: the generated stubs", {ex: 0 for ex in (
-    "compute_dk", "scale_scores", "apply_causal_mask", "row_softmax", "weighted_sum", "causal_attention")},
+    "compute_dk", "scale_scores", "apply_causal_mask", "row_softmax", "weighted_sum", "causal_attention",
+    "cuda_kernel")},
     "not implemented yet", "")
 
 
@@ -88,7 +92,17 @@ def build(control):
     folder = BUILD / control.name
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "attention.py").write_text(mutate(REFERENCE.read_text(), control.source))
+    (folder / "microgpt_cuda.cu").write_text(edit_kernel(REFERENCE_KERNEL.read_text(), control.kernel_edits))
     return folder
+
+
+def edit_kernel(text, edits):
+    """The reference kernel with each (old, new) replacement made exactly once, solution markers dropped."""
+    for old, new in edits:
+        if text.count(old) != 1:
+            raise ValueError(f"a kernel edit must match the reference exactly once: {old!r}")
+        text = text.replace(old, new)
+    return "".join(line for line in text.splitlines(keepends=True) if BEGIN not in line and END not in line)
 
 
 def grade_all(folders, suites=("tests/public", "tests/hidden"), timeout=60.0):

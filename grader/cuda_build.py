@@ -110,3 +110,32 @@ def _student_errors(text, filename):
     if len(keep) > MAX_ERROR_LINES:
         keep = keep[:MAX_ERROR_LINES] + [f"... ({len(keep) - MAX_ERROR_LINES} more lines)"]
     return "\n".join(keep) or text[-3000:]
+
+
+NVCC_ARCH = "sm_90"  # a current architecture (Hopper); the check needs no GPU
+
+
+def nvcc_check(source_path):
+    """Compile source_path with nvcc for NVCC_ARCH, cached by the source and nvcc's version.
+
+    Returns (ok, text): the error lines when it fails, nvcc's register and shared-memory report when it
+    compiles. Returns (None, reason) when nvcc is not installed.
+    """
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        return None, "nvcc is not installed here, so the CUDA compile check cannot run"
+    source_path = Path(source_path)
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    key = hashlib.sha256("\0".join([source_path.read_text(errors="replace"), version, NVCC_ARCH]).encode())
+    cached = CACHE / f"nvcc-{key.hexdigest()[:20]}.txt"
+    if not cached.exists():
+        proc = subprocess.run([nvcc, f"-arch={NVCC_ARCH}", "--resource-usage", "-c", str(source_path),
+                               "-o", os.devnull], capture_output=True, text=True, timeout=300)
+        CACHE.mkdir(parents=True, exist_ok=True)
+        cached.write_text(f"{proc.returncode}\n{proc.stdout}{proc.stderr}")
+    code, _, output = cached.read_text().partition("\n")
+    if code != "0":
+        errors = [line for line in output.splitlines() if "error" in line.lower()]
+        return False, "\n".join(errors[:15]) or output[-2000:]
+    usage = [line.split(":", 1)[1].strip() for line in output.splitlines() if "Used" in line and "registers" in line]
+    return True, "\n".join(usage)

@@ -122,3 +122,20 @@ def batch_dims(error_message, ndim):
                 "K.T reverses every axis; transpose only the last two (np.swapaxes(K, -1, -2)) "
                 "and reduce over axis=-1")
     return None
+
+
+def kernel(got, expected, Q, K, V, order):
+    hints = []
+    got = np.asarray(got, np.float64)
+    if np.isnan(got).any():
+        hints.append("NaN in O: an uninitialised read (shared memory starts as NaN here, cudaMalloc'd memory too), "
+                     "an overflowing exp, or a row that attends to nothing")
+    if order != "forward":
+        hints.append("if the kernel passes with threads in their usual order, its result depends on the order "
+                     "threads run in: a race; is a __syncthreads() missing between writing and reading shared memory?")
+    unscaled = oracle.causal_attention(Q * np.sqrt(Q.shape[-1]), K, V)
+    if _matches(got, unscaled):
+        hints.append("O matches attention without the 1/sqrt(d_k) scale: multiply dot(Q[i], K[j]) by 1.0f / sqrtf(d_k)")
+    elif _matches(got, oracle.attention_seeing_ahead(Q, K, V, 1)):
+        hints.append("the mask lets position i see position i + 1: skip every key j > i")
+    return hints

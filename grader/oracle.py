@@ -50,3 +50,12 @@ def causal_scores_and_weights(Q, K):
     """The scaled scores Q K^T / sqrt(d_k) and the weights A = softmax(mask(scores)), both float64."""
     scores = scale_scores(Q, K)
     return scores, row_softmax(apply_causal_mask(scores))
+
+
+def attention_seeing_ahead(Q, K, V, ahead):
+    """Attention whose mask lets position i see up to i + ahead: what an off-by-`ahead` mask computes."""
+    T = Q.shape[-2]
+    allowed = ~torch.ones(T, T, dtype=torch.bool).triu(1 + ahead)
+    with torch.no_grad():
+        out = torch.nn.functional.scaled_dot_product_attention(_t(Q), _t(K), _t(V), attn_mask=allowed)
+    return out.numpy()

@@ -84,6 +84,59 @@ def student(request, _workers):
     return _workers[folder]
 
 
+KERNEL_FILE = "microgpt_cuda.cu"
+
+
+def kernel_source(folder):
+    """The CUDA file graded with a submission folder: its own, or csrc/'s when grading exercises/."""
+    folder = Path(folder)
+    if (folder / KERNEL_FILE).is_file() or folder != ROOT / "exercises":
+        return folder / KERNEL_FILE
+    return ROOT / "csrc" / KERNEL_FILE
+
+
+class KernelUnderTest:
+    """A submission's CUDA file: built once (on the first kernel test), then run in its own worker."""
+
+    def __init__(self, folder, timeout):
+        self.source, self.timeout = kernel_source(folder), timeout
+        self._runner = self._problem = None
+
+    def runner(self):
+        from grader import cuda_build  # the kernel's build step, only when a kernel test runs
+        if self._runner is None and self._problem is None:
+            if not self.source.is_file():
+                self._problem = f"no {KERNEL_FILE} in {self.source.parent}: add your {KERNEL_FILE} there"
+            else:
+                try:
+                    lib = cuda_build.build(self.source)
+                    self._runner = Submission(self.source.parent, timeout=self.timeout, kernel_library=lib)
+                except cuda_build.BuildError as exc:
+                    self._problem = f"{KERNEL_FILE} does not compile:\n{exc}"
+        if self._problem:
+            raise StudentCodeError(self._problem)
+        return self._runner
+
+    def close(self):
+        if self._runner is not None:
+            self._runner.close()
+
+
+@pytest.fixture(scope="session")
+def _kernels(request):
+    timeout = request.config.getoption("--call-timeout")
+    kernels = {folder: KernelUnderTest(folder, timeout) for folder in submissions(request.config)}
+    yield kernels
+    for k in kernels.values():
+        k.close()
+
+
+@pytest.fixture
+def kernel(student, _kernels):
+    """The submission's CUDA kernel, built for this machine; calls run in a worker process."""
+    return _kernels[str(student.folder)]
+
+
 @pytest.fixture
 def suite_seed():
     """The seed mixed into every input of the suite; the hidden suite overrides it."""

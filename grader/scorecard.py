@@ -10,6 +10,7 @@ from grader.collect import EXERCISES
 MAX_MESSAGE_LINES = 14
 FULL_MESSAGES = 2  # failing tests per exercise shown in full
 NOT_IMPLEMENTED_ADVICE = {
+    "cuda_kernel": "not implemented yet: fill in the kernels and causal_attention_forward in csrc/microgpt_cuda.cu",
     "causal_attention": "not implemented yet: causal_attention is complete; it runs once the four functions "
                         "it calls are filled in",
 }
@@ -62,6 +63,9 @@ def render(run, *, title, console=None):
     table.add_row(Text("total", style="bold"), Text(f"{_fmt(earned_all)} / {_fmt(possible_all)}", style="bold"), "")
     console.print(table)
     for ex, (earned, possible, rs) in totals.items():
+        for r in rs:
+            if r.skipped:
+                console.print(Text(f"\n{ex}: {escape(r.name.split('::', 1)[-1])} {r.message}", style="yellow"))
         failed = [r for r in rs if not r.passed]
         if not failed:
             continue

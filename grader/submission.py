@@ -65,9 +65,11 @@ _SIGNAL_WORDS = {"SIGSEGV": "segmentation fault", "SIGBUS": "bus error", "SIGFPE
 class Submission:
     """One student file and the worker that runs it; the worker is started on first use and after any failure."""
 
-    def __init__(self, folder, filename="attention.py", timeout=60.0):
+    def __init__(self, folder, filename="attention.py", timeout=60.0, kernel_library=None):
+        """kernel_library: a built CUDA kernel (.so) to run instead of importing a Python file."""
         self.folder = Path(folder).resolve()
-        self.path = self.folder / filename
+        self.path = Path(kernel_library) if kernel_library else self.folder / filename
+        self.kernel = kernel_library is not None
         self.timeout = timeout
         self._proc = None
         self._requests = self._replies = None  # pipe fds, set while a worker runs
@@ -82,7 +84,7 @@ class Submission:
         reply_r, reply_w = os.pipe()
         self._capture = tempfile.TemporaryFile(prefix="student-output-")
         self._proc = subprocess.Popen(
-            [sys.executable, "-I", str(WORKER), str(reply_w), str(self.path)],
+            [sys.executable, "-I", str(WORKER), str(reply_w), *(["--kernel"] if self.kernel else []), str(self.path)],
             stdin=subprocess.PIPE, stdout=self._capture, stderr=self._capture, cwd=self.folder,
             pass_fds=(reply_w,), start_new_session=True, env=_worker_env())
         os.close(reply_w)
@@ -94,6 +96,8 @@ class Submission:
         header, _ = self._receive("starting (importing your file)", time.monotonic() + self.timeout)
         if header.get("status") == "import_error":
             self._import_problem = _describe_import_problem(self.path.name, header)
+            if self.kernel:
+                self._import_problem = f"the built kernel could not be loaded: {header.get('message')}"
         elif header.get("status") != "ready":
             raise self._fail(f"the worker sent an unexpected greeting {header.get('status')!r}")
 
@@ -125,16 +129,17 @@ class Submission:
 
     # -- calls ------------------------------------------------------------------------------
 
-    def call(self, func, *args, return_args=False):
+    def call(self, func, *args, return_args=False, **options):
         """Run func(*args) in the worker; return its result (and, if asked, the arguments after the call)."""
-        return self.submit(func, *args, return_args=return_args).result()
+        return self.submit(func, *args, return_args=return_args, **options).result()
 
-    def submit(self, func, *args, return_args=False):
+    def submit(self, func, *args, return_args=False, **options):
         """Send func(*args) to the worker and return at once; .result() waits for the answer.
 
-        The grader computes the expected answer while the worker computes the student's.
+        The grader computes the expected answer while the worker computes the student's. options go to the
+        worker with the request (a kernel run's thread order, say).
         """
-        deadline = self._send(func, args, return_args)
+        deadline = self._send(func, args, return_args, options)
         return PendingCall(self, func, args, return_args, deadline)
 
     def _answer(self, func, args, return_args, deadline):
@@ -153,6 +158,10 @@ class Submission:
             raise _describe_raise(func, header)
         if status != "ok":
             raise StudentCodeError(f"{func}: the worker answered with an unknown status {status!r}")
+        if header.get("untouched"):
+            raise NotImplementedYet(f"{func}: not implemented yet (it left O untouched)")
+        if header.get("launch_error"):
+            raise StudentCodeError(f"{func}: a kernel launch failed: {header['launch_error']}")
         result = _result_from(func, header, arrays)
         if return_args:
             sent = [a for a in args if isinstance(a, np.ndarray)]
@@ -162,7 +171,7 @@ class Submission:
             return result, after
         return result
 
-    def _send(self, func, args, return_args):
+    def _send(self, func, args, return_args, options=None):
         """Send one call request; return its deadline."""
         if self._proc is None:
             self._start()
@@ -178,7 +187,8 @@ class Submission:
                 spec.append({"value": a})
         deadline = time.monotonic() + self.timeout
         self._output_mark = self._capture.tell()
-        request = wire.encode({"op": "call", "func": func, "args": spec, "return_args": return_args}, arrays)
+        request = wire.encode({"op": "call", "func": func, "args": spec, "return_args": return_args,
+                               "options": options or {}}, arrays)
         try:
             with timed("worker"):
                 wire.write_deadline(self._requests, request, deadline)

@@ -100,9 +100,40 @@ def call(module, filename, request, arrays):
     return header, out
 
 
+# Kernel runs: O starts as this NaN bit pattern; if it is still there afterwards, nothing was written.
+UNTOUCHED = np.uint32(0x7FC0DEAD)
+
+
+def load_kernel(path):
+    import ctypes
+    try:
+        lib = ctypes.CDLL(path)
+        lib.causal_attention_forward.restype = None
+        lib.cuda_cpu_launch_error.restype = ctypes.c_char_p
+    except (OSError, AttributeError) as exc:
+        return None, {"status": "import_error", "type": type(exc).__name__, "message": _short(exc), "where": path}
+    return lib, None
+
+
+def run_kernel(lib, request, arrays):
+    """causal_attention_forward(Q, K, V, O, BH, T, d_k) on (BH, T, d_k) float32 arrays, in the asked thread order."""
+    import ctypes
+    Q, K, V = (np.ascontiguousarray(a, dtype=np.float32) for a in arrays[:3])
+    BH, T, d_k = Q.shape
+    O = np.full(Q.shape, UNTOUCHED, dtype=np.uint32).view(np.float32)
+    os.environ["CUDA_CPU_ORDER"] = str(request.get("options", {}).get("order", "forward"))
+    ptr = ctypes.POINTER(ctypes.c_float)
+    lib.causal_attention_forward(*(a.ctypes.data_as(ptr) for a in (Q, K, V, O)), BH, T, d_k)
+    error = (lib.cuda_cpu_launch_error() or b"").decode(errors="replace")
+    untouched = bool(np.all(O.view(np.uint32) == UNTOUCHED))
+    return {"status": "ok", "kind": "array", "launch_error": _short(error), "untouched": untouched}, [O]
+
+
 def main():
-    reply_fd, filename = int(sys.argv[1]), os.path.abspath(sys.argv[2])
-    module, problem = load_student(filename)
+    reply_fd = int(sys.argv[1])
+    kernel = sys.argv[2] == "--kernel"
+    filename = os.path.abspath(sys.argv[3 if kernel else 2])
+    module, problem = load_kernel(filename) if kernel else load_student(filename)
     sys.stdout.flush()
     sys.stderr.flush()
     wire.write_blocking(reply_fd, wire.encode(problem or {"status": "ready"}))
@@ -113,6 +144,8 @@ def main():
             return
         if problem is not None:
             header, out = problem, []
+        elif kernel:
+            header, out = run_kernel(module, request, arrays)
         else:
             header, out = call(module, filename, request, arrays)
         sys.stdout.flush()

@@ -86,30 +86,26 @@ void wait_here(State state, int line) {
     here = &t.coords;
 }
 
-// Release every warp whose waiting lanes cover their mask (less lanes that have exited); true if any was released.
-bool release_warps(std::vector<Thread>& ts) {
-    bool released = false;
-    for (size_t base = 0; base < ts.size(); base += warpSize) {
-        size_t end = std::min(ts.size(), base + warpSize);
-        unsigned waiting = 0, alive = 0, mask = 0;
-        for (size_t i = base; i < end; ++i) {
-            if (ts[i].state != State::Done) alive |= 1u << (i - base);
-            if (ts[i].state == State::AtWarp) {
-                waiting |= 1u << (i - base);
-                mask |= ts[i].mask;
-            }
+// Release the warp starting at `base` if its waiting lanes cover their mask (less lanes that have exited).
+bool release_warp(std::vector<Thread>& ts, size_t base) {
+    size_t end = std::min(ts.size(), base + warpSize);
+    unsigned waiting = 0, alive = 0, mask = 0;
+    for (size_t i = base; i < end; ++i) {
+        if (ts[i].state != State::Done) alive |= 1u << (i - base);
+        if (ts[i].state == State::AtWarp) {
+            waiting |= 1u << (i - base);
+            mask |= ts[i].mask;
         }
-        if (!waiting || (mask & alive & ~waiting)) continue;  // some lane of the mask has not arrived yet
-        for (size_t i = base; i < end; ++i) {
-            if (ts[i].state != State::AtWarp) continue;
-            int src = ts[i].src_lane;
-            bool from_other = src >= 0 && src < warpSize && base + src < end && (waiting >> src & 1u);
-            ts[i].result = from_other ? ts[base + src].payload : ts[i].payload;
-            ts[i].state = State::Ready;
-        }
-        released = true;
     }
-    return released;
+    if (!waiting || (mask & alive & ~waiting)) return false;  // some lane of the mask has not arrived yet
+    for (size_t i = base; i < end; ++i) {
+        if (ts[i].state != State::AtWarp) continue;
+        int src = ts[i].src_lane;
+        bool from_other = src >= 0 && src < warpSize && base + src < end && (waiting >> src & 1u);
+        ts[i].result = from_other ? ts[base + src].payload : ts[i].payload;
+        ts[i].state = State::Ready;
+    }
+    return true;
 }
 
 // One example thread for each place where threads wait, so divergence shows every line involved.
@@ -151,19 +147,30 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>&
             return std::move(t.scheduler);
         });
     }
+    // Each warp runs as far as it can (through its own warp collectives) before the next warp starts: a schedule
+    // a GPU may well choose, and one that exposes a block that reads shared memory another warp has not yet
+    // written. `order` runs the warps, and the lanes within each, first to last or last to first.
+    unsigned warps = (n + warpSize - 1) / warpSize;
     for (;;) {
-        bool any_ready = false;
-        for (unsigned k = 0; k < n; ++k) {
-            Thread& t = b.threads[order ? n - 1 - k : k];
-            if (t.state != State::Ready) continue;
-            any_ready = true;
-            b.current = &t;
-            here = &t.coords;
-            t.fiber = std::move(t.fiber).resume();
+        bool progressed = false;
+        for (unsigned wk = 0; wk < warps && !launch_failed.load(); ++wk) {
+            unsigned base = (order ? warps - 1 - wk : wk) * warpSize, end = std::min(n, base + warpSize);
+            for (;;) {
+                bool ran = false;
+                for (unsigned k = 0; k < end - base; ++k) {
+                    Thread& t = b.threads[order ? end - 1 - k : base + k];
+                    if (t.state != State::Ready) continue;
+                    ran = true;
+                    b.current = &t;
+                    here = &t.coords;
+                    t.fiber = std::move(t.fiber).resume();
+                }
+                progressed |= ran;
+                if (!ran && !release_warp(b.threads, base)) break;
+            }
         }
         if (launch_failed.load()) break;
-        if (any_ready) continue;
-        if (release_warps(b.threads)) continue;
+        if (progressed) continue;
         int barrier_line = -1;
         bool all_done = true, same_barrier = true;
         for (Thread& t : b.threads) {

@@ -1,0 +1,9 @@
+"""The kernel reads its shared-memory tile without waiting for the other threads to finish loading it."""
+
+# every run reads tile rows not loaded yet (NaN here); only the nvcc compile check passes
+SCORES = {"cuda_kernel": 1}
+HINT = "NaN in O"
+KERNEL_EDITS = [("""        }
+        __syncthreads();
+        // The warp's last lane""", """        }
+        // The warp's last lane""")]
