@@ -7,7 +7,7 @@
 //   version 1, the lesson's steps, one kernel each: scores (every query-key dot product, scaled), causal mask,
 //              row softmax (one block per row, shared-memory max and sum), weighted sum. Easy to follow; reads
 //              and writes a (T, T) score matrix per head through global memory.
-//   version 2, tiled and flash-style (heads up to d_k = 128): one thread per query row, K and V streamed through shared-memory tiles
+//   version 2, tiled and flash-style (heads up to d_k = 64): one thread per query row, K and V streamed through shared-memory tiles
 //              (__syncthreads between loads and use), an online softmax that never stores the (T, T) matrix,
 //              and a warp shuffle so each warp runs a warp-uniform loop bound.
 //
@@ -44,8 +44,8 @@ __global__ void weighted_sum_kernel(const float* A, const float* V, float* O, in
 // ---------------------------------------------------------------------------------------------------------------
 // Version 2: tiles in shared memory and an online softmax. Block = TILE threads = TILE query rows of one head.
 
-constexpr int TILE = 32;    // 2 tiles x 32 keys x 128 floats = 32 KiB of static shared memory (48 KiB max)
-constexpr int MAX_DK = 128;  // wider heads take version 1
+constexpr int TILE = 64;    // 2 tiles x 64 keys x 64 floats = 32 KiB of static shared memory (48 KiB max)
+constexpr int MAX_DK = 64;   // wider heads take version 1
 
 __global__ void flash_kernel(const float* Q, const float* K, const float* V, float* O, int T, int d_k) {
     // YOUR CODE HERE

@@ -77,15 +77,20 @@ def weighted_sum_bound(A, V, dtype):
 
 
 def attention_bound(Q, K, V, scores, weights, dtype):
-    """Bound for the chained causal_attention output, from the oracle's float64 scores and weights."""
-    T = weights.shape[-1]
+    """Bound for the chained causal_attention output, from the oracle's float64 scores and weights.
+
+    The magnitudes that size it (|Q| |K|^T, |scores|, |A| |V|) are computed in float32: their own relative
+    error, ~1e-5, is far inside SAFETY.
+    """
+    T, d_k = weights.shape[-1], Q.shape[-1]
     hide = np.triu(np.ones((T, T), dtype=bool), k=1)
-    scores_err = scale_scores_bound(Q, K, dtype)
-    np.copyto(scores_err, 0.0, where=hide)
-    row_err = np.max(scores_err, axis=-1, keepdims=True)
-    abs_scores = np.abs(scores)
+    absprod = np.matmul(np.abs(Q, dtype=np.float32), np.swapaxes(np.abs(K, dtype=np.float32), -1, -2))
+    np.copyto(absprod, 0.0, where=hide)
+    row_err = np.max(absprod, axis=-1, keepdims=True).astype(np.float64)
+    row_err *= SAFETY * gamma(d_k + 2, dtype) / np.sqrt(d_k)  # scale_scores_bound's row maximum
+    abs_scores = np.abs(scores, dtype=np.float32)
     np.copyto(abs_scores, 0.0, where=hide)
-    row_max = np.max(abs_scores, axis=-1, keepdims=True)
+    row_max = np.max(abs_scores, axis=-1, keepdims=True).astype(np.float64)
     soft = SAFETY * (2 * row_max + EXP_ULPS + T + 1) * unit_roundoff(dtype)  # softmax_relative's row maximum
     rel = SAFETY * 2 * row_err + soft + SAFETY * gamma(T, dtype)
     bound = np.matmul(weights.astype(np.float32), np.abs(V, dtype=np.float32)).astype(np.float64)

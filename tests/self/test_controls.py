@@ -36,7 +36,7 @@ def test_reference_full_marks_and_stubs_zero(graded):
     assert all(earned == possible > 0 for earned, possible in ref.values())
     assert all(earned == 0 < possible for earned, possible in stubs.values())
     assert set(ref) == set(stubs) == {"compute_dk", "scale_scores", "apply_causal_mask", "row_softmax",
-                                      "weighted_sum", "causal_attention"}
+                                      "weighted_sum", "causal_attention", "cuda_kernel"}
 
 
 def test_controls_command_exit_code(graded):
