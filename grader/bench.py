@@ -8,6 +8,7 @@ oracle's answers, tolerances, checks) and the rest (input generation, pytest its
 the scorecard).
 """
 
+import ctypes
 import json
 import statistics
 import subprocess
@@ -15,11 +16,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 from rich.console import Console
 from rich.table import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_S = 20.0  # issue 2: warm `make grade` of the reference on a 2-core machine
+KERNEL_TARGETS = {"tiled": 5.0, "overhead": 2.0, "cold build": 10.0, "warm build": 1.0}  # issue 3
 
 
 def _one_run(suite, timings_file):
@@ -62,4 +66,56 @@ def main(args):
     verdict = "meets" if public <= TARGET_S else "MISSES"
     console.print(f"warm `make grade` of the reference (public suite): median {public:.1f} s, "
                   f"{verdict} the {TARGET_S:g} s target")
-    return 0 if public <= TARGET_S else 1
+    kernel_ok = kernel_bench(console, args.repeat)
+    return 0 if public <= TARGET_S and kernel_ok else 1
+
+
+def _median_time(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def kernel_bench(console, repeat):
+    """The CPU runtime at the ANDREA-120M shape (BH=12, T=1024, d_k=64), side by side in one run."""
+    from grader import cuda_build
+    reference = ROOT / "solutions" / "microgpt_cuda.cu"
+    with tempfile.TemporaryDirectory() as tmp:  # a source never built before: a cold build (runtime included)
+        fresh = Path(tmp) / "microgpt_cuda.cu"
+        fresh.write_text(reference.read_text() + f"\n// bench {time.time_ns()}\n")
+        start = time.perf_counter()
+        cuda_build.build(fresh)
+        cold = time.perf_counter() - start
+        warm = _median_time(lambda: cuda_build.build(fresh), repeat)
+    loops_lib = ctypes.CDLL(str(cuda_build.build(ROOT / "csrc" / "cuda_cpu" / "attention_loops.cpp")))
+    libs = {v: ctypes.CDLL(str(cuda_build.build(reference, defines=[f"MICROGPT_VERSION={v}"]))) for v in (1, 2)}
+    rng = np.random.default_rng(0)
+    Q, K, V = (rng.standard_normal((12, 1024, 64), dtype=np.float32) for _ in range(3))
+    O = np.empty_like(Q)
+    p = [a.ctypes.data_as(ctypes.POINTER(ctypes.c_float)) for a in (Q, K, V, O)]
+    emulated = {v: _median_time(lambda lib=lib: lib.causal_attention_forward(*p, 12, 1024, 64), repeat)
+                for v, lib in libs.items()}
+    loops = _median_time(lambda: loops_lib.attention_loops(*p, 12, 1024, 64), repeat)
+    overhead = emulated[1] / loops
+    table = Table(title=f"CUDA on the CPU runtime, ANDREA-120M shape, median of {repeat} (s)", title_justify="left")
+    for col in ("measure", "value", "target", "verdict"):
+        table.add_column(col)
+    rows = [
+        ("tiled reference kernel (version 2), emulated", emulated[2], f"<= {KERNEL_TARGETS['tiled']:g} s", "tiled"),
+        ("lesson's kernels (version 1), emulated", emulated[1], "", None),
+        ("the same four passes as plain C++ loops", loops, "", None),
+        ("runtime overhead: version 1 / plain loops", overhead, f"<= {KERNEL_TARGETS['overhead']:g}x", "overhead"),
+        ("cold build of a new microgpt_cuda.cu (g++, ninja)", cold, f"<= {KERNEL_TARGETS['cold build']:g} s",
+         "cold build"),
+        ("warm build (unchanged file, cache hit)", warm, f"< {KERNEL_TARGETS['warm build']:g} s", "warm build"),
+    ]
+    ok = True
+    for name, value, target, key in rows:
+        good = key is None or value <= KERNEL_TARGETS[key]
+        ok &= good
+        table.add_row(name, f"{value:.3f}", target, "" if key is None else ("meets" if good else "MISSES"))
+    console.print(table)
+    return ok
