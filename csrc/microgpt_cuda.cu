@@ -4,9 +4,9 @@
 //   O = softmax(mask(Q K^T / sqrt(d_k))) V      for each of BH = batch x heads slices of shape (T, d_k)
 //
 // Two versions, both graded to full marks; build with -DMICROGPT_VERSION=1 or 2 (2 is the default):
-//   version 1, the lesson's steps, one kernel each: scores (every query-key dot product, scaled), causal mask,
-//              row softmax (one block per row, shared-memory max and sum), weighted sum. Easy to follow; reads
-//              and writes a (T, T) score matrix per head through global memory.
+//   version 1, the lesson's steps, one kernel each: scores (one thread per query-key pair, scaled), causal
+//              mask, row softmax (one thread per row), weighted sum (one thread per output). Easy to follow;
+//              reads and writes a (T, T) score matrix per head through global memory.
 //   version 2, tiled and flash-style (heads up to d_k = 64): one thread per query row, K and V streamed through shared-memory tiles
 //              (__syncthreads between loads and use), an online softmax that never stores the (T, T) matrix,
 //              and a warp shuffle so each warp runs a warp-uniform loop bound.
@@ -31,8 +31,8 @@ __global__ void mask_kernel(float* S, int T) {
     // YOUR CODE HERE
 }
 
-// One block per row: the row's max and sum through shared memory, then each entry exp(s - max) / sum.
-__global__ void softmax_kernel(float* S, int T) {
+// One thread per row: the row's max, the sum of exp(s - max), then each entry exp(s - max) / sum.
+__global__ void softmax_kernel(float* S, int T, int rows) {
     // YOUR CODE HERE
 }
 

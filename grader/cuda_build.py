@@ -39,6 +39,34 @@ def _keep_lines(match_text, replacement):
     return replacement + "\n" * match_text.count("\n")
 
 
+_BLOCKING = re.compile(r"\b(__syncthreads|__syncwarp|__shfl\w*_sync|__ballot_sync|__any_sync|__all_sync)\b")
+_GLOBAL = re.compile(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+([A-Za-z_]\w*)\s*\(")
+
+
+def _function_bodies(source, pattern):
+    """(name, body text) of each function whose header matches pattern, found by brace matching."""
+    for m in pattern.finditer(source):
+        start = source.find("{", m.end())
+        if start < 0:
+            continue
+        depth, i = 0, start
+        while i < len(source):
+            depth += {"{": 1, "}": -1}.get(source[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        yield m.group(1), source[start:i + 1]
+
+
+def never_wait(source):
+    """Kernels whose threads can never wait (no barrier or warp collective in the kernel, nor in any __device__
+    function of the file): the runtime runs their threads one after another with no fibers at all."""
+    device_code = "".join(body for _, body in _function_bodies(source, re.compile(r"__device__[^;{(]*?(\w+)\s*\(")))
+    if _BLOCKING.search(device_code):
+        return set()
+    return {name for name, body in _function_bodies(source, _GLOBAL) if not _BLOCKING.search(body)}
+
+
 def rewrite(source, filename):
     def dynamic(m):
         return _keep_lines(m.group(0), f"{m.group(1)}* {m.group(2)} = cuda_cpu::dynamic_shared<{m.group(1)}>();")
@@ -47,10 +75,13 @@ def rewrite(source, filename):
         dims = re.sub(r"\s+", "", m.group(3))
         return _keep_lines(m.group(0), f"auto& {m.group(2)} = cuda_cpu::shared_var<{m.group(1)}{dims}>(__COUNTER__);")
 
+    simple = never_wait(source)
+
     def launch(m):
         config = " ".join(m.group(2).split())
         tail = ")" if m.group(3) else ", "
-        return _keep_lines(m.group(0), f"cuda_cpu::launch({m.group(1)}, cuda_cpu::config({config}){tail}")
+        kind = "launch_never_waits" if m.group(1).split("<")[0].strip() in simple else "launch"
+        return _keep_lines(m.group(0), f"cuda_cpu::{kind}({m.group(1)}, cuda_cpu::config({config}){tail}")
 
     text = _DYNAMIC_SHARED.sub(dynamic, source)
     text = _STATIC_SHARED.sub(static, text)

@@ -86,7 +86,7 @@ struct Coordinates {  // (named so as not to collide with the threadIdx... macro
 };
 extern thread_local Coordinates* here;
 
-void run_grid(const LaunchConfig& cfg, const std::function<void()>& body);
+void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, bool never_waits = false);
 void* block_shared(int id, size_t bytes, size_t align);
 void* dynamic_shared_base();
 void syncthreads(int line);
@@ -105,6 +105,14 @@ void launch(void (*kernel)(KArgs...), const LaunchConfig& cfg, Args&&... args) {
     static_assert(sizeof...(KArgs) == sizeof...(Args), "a kernel launch must pass one argument per parameter");
     std::tuple<std::decay_t<KArgs>...> packed(std::forward<Args>(args)...);
     run_grid(cfg, [&packed, kernel] { std::apply(kernel, packed); });
+}
+
+// For kernels the build found free of barriers and warp collectives: threads run one after another, no fibers.
+template <class... KArgs, class... Args>
+void launch_never_waits(void (*kernel)(KArgs...), const LaunchConfig& cfg, Args&&... args) {
+    static_assert(sizeof...(KArgs) == sizeof...(Args), "a kernel launch must pass one argument per parameter");
+    std::tuple<std::decay_t<KArgs>...> packed(std::forward<Args>(args)...);
+    run_grid(cfg, [&packed, kernel] { std::apply(kernel, packed); }, true);
 }
 
 template <class T>

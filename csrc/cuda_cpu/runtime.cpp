@@ -4,6 +4,7 @@
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -22,9 +23,11 @@ constexpr size_t kStackBytes = 64 * 1024;         // per CUDA thread, with a gua
 
 enum class State { Ready, AtBarrier, AtWarp, Done };
 
+struct Runner;
+
 struct Thread {
     Coordinates coords;
-    ctx::fiber fiber, scheduler;  // this thread's fiber; the scheduler, while the thread runs
+    Runner* runner = nullptr;  // the fiber running this thread, from its start until it ends
     State state = State::Ready;
     int line = 0;  // where it waits
     unsigned mask = 0;
@@ -44,14 +47,29 @@ struct Block {
     size_t shared_used = 0, dynamic_bytes = 0;
     alignas(64) unsigned char arena[kSharedArenaBytes];
     Thread* current = nullptr;
+    const std::function<void()>* body = nullptr;  // the launch's kernel call
     std::vector<ctx::stack_context> free_stacks;  // reused: one mmap per stack per core, not per CUDA thread
     ctx::protected_fixedsize_stack make_stack{kStackBytes};
+    std::vector<std::unique_ptr<Runner>> runners;
+    std::vector<Runner*> idle;
 
-    ~Block() {
-        for (auto& s : free_stacks) make_stack.deallocate(s);
-    }
+    ~Block();
 };
 thread_local Block* block = nullptr;
+
+// A fiber that runs CUDA threads one after another: a thread that ends without waiting hands its runner to
+// the next thread, so a kernel without barriers costs two context switches per thread and no fiber creation.
+// A thread that waits keeps its runner (and stack) until it ends.
+struct Runner {
+    ctx::fiber fiber, scheduler;
+    Thread* assigned = nullptr;
+};
+
+Block::~Block() {
+    idle.clear();
+    runners.clear();  // unwinds runners stopped mid-thread, returning their stacks
+    for (auto& s : free_stacks) make_stack.deallocate(s);
+}
 
 // A StackAllocator for Boost.Context that hands out the core's reused stacks (each with a guard page).
 struct ReusedStack {
@@ -80,9 +98,14 @@ void fail(const std::string& message) {
 
 void wait_here(State state, int line) {
     Thread& t = *block->current;
+    Runner* r = t.runner;
+    if (r == nullptr) {  // a thread run without a fiber cannot wait; the build should never let this happen
+        fail("internal: a kernel classified as never waiting reached a barrier (please report it)");
+        return;
+    }
     t.state = state;
     t.line = line;
-    t.scheduler = std::move(t.scheduler).resume();  // back to the scheduler until released
+    r->scheduler = std::move(r->scheduler).resume();  // back to the scheduler until released
     here = &t.coords;
 }
 
@@ -126,6 +149,77 @@ std::string describe_waits(const std::vector<Thread>& ts) {
     return out;
 }
 
+Runner* take_runner(Block& b) {
+    if (!b.idle.empty()) {
+        Runner* r = b.idle.back();
+        b.idle.pop_back();
+        return r;
+    }
+    b.runners.push_back(std::make_unique<Runner>());
+    Runner* r = b.runners.back().get();
+    r->fiber = ctx::fiber(std::allocator_arg, ReusedStack{&b}, [r, &b](ctx::fiber&& sched) {
+        r->scheduler = std::move(sched);
+        for (;;) {
+            Thread& t = *r->assigned;
+            here = &t.coords;
+            (*b.body)();
+            t.state = State::Done;
+            r->scheduler = std::move(r->scheduler).resume();  // idle until given the next thread
+        }
+        return std::move(r->scheduler);
+    });
+    return r;
+}
+
+// Run (or go on running) thread t until it waits or ends.
+void step(Block& b, Thread& t) {
+    Runner* r = t.runner;
+    if (r == nullptr) {
+        r = take_runner(b);
+        r->assigned = &t;
+        t.runner = r;
+    }
+    b.current = &t;
+    here = &t.coords;
+    r->fiber = std::move(r->fiber).resume();
+    if (t.state == State::Done) {
+        t.runner = nullptr;
+        b.idle.push_back(r);
+    }
+}
+
+// After a failed block, runners stopped inside a thread cannot be reused: unwind them.
+void drop_stopped_runners(Block& b) {
+    for (Thread& t : b.threads) {
+        if (t.runner == nullptr) continue;
+        for (auto it = b.runners.begin(); it != b.runners.end(); ++it)
+            if (it->get() == t.runner) {
+                b.runners.erase(it);
+                break;
+            }
+        t.runner = nullptr;
+    }
+}
+
+// A block of a kernel that never waits: each thread runs to its end, in order, on this core's own stack.
+void run_block_straight(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>& body, int order) {
+    Block& b = *block;
+    unsigned n = cfg.block.x * cfg.block.y * cfg.block.z;
+    b.shared_slots.clear();
+    b.dynamic_bytes = (cfg.shared_bytes + 15) & ~size_t(15);
+    b.shared_used = b.dynamic_bytes;
+    if (b.threads.size() != 1) b.threads.resize(1);
+    Thread& t = b.threads[0];
+    b.current = &t;
+    for (unsigned k = 0; k < n; ++k) {
+        unsigned i = order ? n - 1 - k : k;
+        t.coords = {{i % cfg.block.x, (i / cfg.block.x) % cfg.block.y, i / (cfg.block.x * cfg.block.y)},
+                    bidx, cfg.block, cfg.grid};
+        here = &t.coords;
+        body();
+    }
+}
+
 void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>& body, int order) {
     Block& b = *block;
     unsigned n = cfg.block.x * cfg.block.y * cfg.block.z;
@@ -135,17 +229,11 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>&
     b.dynamic_bytes = (cfg.shared_bytes + 15) & ~size_t(15);
     b.shared_used = b.dynamic_bytes;
     std::fill(b.arena, b.arena + kSharedArenaBytes, 0xFF);  // every float reads as NaN until written
+    b.body = &body;
     for (unsigned i = 0; i < n; ++i) {
         Thread& t = b.threads[i];
         t.coords = {{i % cfg.block.x, (i / cfg.block.x) % cfg.block.y, i / (cfg.block.x * cfg.block.y)},
                     bidx, cfg.block, cfg.grid};
-        t.fiber = ctx::fiber(std::allocator_arg, ReusedStack{&b}, [&t, &body](ctx::fiber&& sched) {
-            t.scheduler = std::move(sched);
-            here = &t.coords;
-            body();
-            t.state = State::Done;
-            return std::move(t.scheduler);
-        });
     }
     // Each warp runs as far as it can (through its own warp collectives) before the next warp starts: a schedule
     // a GPU may well choose, and one that exposes a block that reads shared memory another warp has not yet
@@ -161,9 +249,7 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>&
                     Thread& t = b.threads[order ? end - 1 - k : base + k];
                     if (t.state != State::Ready) continue;
                     ran = true;
-                    b.current = &t;
-                    here = &t.coords;
-                    t.fiber = std::move(t.fiber).resume();
+                    step(b, t);
                 }
                 progressed |= ran;
                 if (!ran && !release_warp(b.threads, base)) break;
@@ -191,12 +277,13 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>&
         for (Thread& t : b.threads)
             if (t.state == State::AtBarrier) t.state = State::Ready;
     }
-    b.threads.clear();  // unwinds any fiber stopped early
+    drop_stopped_runners(b);
+    b.threads.clear();
 }
 
 }  // namespace
 
-void run_grid(const LaunchConfig& cfg, const std::function<void()>& body) {
+void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, bool never_waits) {
     unsigned threads_per_block = cfg.block.x * cfg.block.y * cfg.block.z;
     if (threads_per_block == 0 || threads_per_block > 1024 || cfg.grid.x * cfg.grid.y * cfg.grid.z == 0) {
         set_error(cudaErrorInvalidConfiguration, "invalid launch: blocks need 1..1024 threads and a non-empty grid");
@@ -215,7 +302,8 @@ void run_grid(const LaunchConfig& cfg, const std::function<void()>& body) {
         Block* mine = new Block();
         block = mine;
         for (unsigned i; (i = next++) < blocks && !launch_failed.load();)
-            run_block(cfg, {i % cfg.grid.x, (i / cfg.grid.x) % cfg.grid.y, i / (cfg.grid.x * cfg.grid.y)}, body, order);
+            (never_waits ? run_block_straight : run_block)(
+                cfg, {i % cfg.grid.x, (i / cfg.grid.x) % cfg.grid.y, i / (cfg.grid.x * cfg.grid.y)}, body, order);
         block = nullptr;
         delete mine;
     };

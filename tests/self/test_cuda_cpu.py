@@ -202,3 +202,13 @@ def test_student_stub_compiles_with_nvcc(tmp_path):
     proc = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(STUB), "-o", str(tmp_path / "stub.o")],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_kernels_that_never_wait_are_found_conservatively():
+    src = ("__global__ void a(float* x) { x[threadIdx.x] = 1; }\n"
+           "__global__ void b(float* x) { x[0] = 1; __syncthreads(); }\n"
+           "template <int N> __global__ void c(float* x) { if (x) { x[N] = __shfl_sync(0xffffffff, x[0], 0); } }\n")
+    assert cuda_build.never_wait(src) == {"a"}
+    # a __device__ helper that waits could be called from any kernel: then no kernel runs without fibers
+    assert cuda_build.never_wait(src + "__device__ void sync() { __syncthreads(); }\n") == set()
+    assert "cuda_cpu::launch_never_waits(a," in cuda_build.rewrite(src + "void h(float* x) { a<<<1, 32>>>(x); }", "k.cu")
