@@ -46,12 +46,6 @@ def causal_attention(Q, K, V):
     return out.numpy()
 
 
-def causal_scores_and_weights(Q, K):
-    """The scaled scores Q K^T / sqrt(d_k) and the weights A = softmax(mask(scores)), both float64."""
-    scores = scale_scores(Q, K)
-    return scores, row_softmax(apply_causal_mask(scores))
-
-
 def attention_seeing_ahead(Q, K, V, ahead):
     """Attention whose mask lets position i see up to i + ahead: what an off-by-`ahead` mask computes."""
     T = Q.shape[-2]

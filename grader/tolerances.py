@@ -76,24 +76,24 @@ def weighted_sum_bound(A, V, dtype):
     return matmul_bound(A, V, A.shape[-1], dtype)
 
 
-def attention_bound(Q, K, V, scores, weights, dtype):
-    """Bound for the chained causal_attention output, from the oracle's float64 scores and weights.
+def attention_bound(Q, K, V, dtype):
+    """Bound for a chained causal attention output (see the module docstring).
 
-    The magnitudes that size it (|Q| |K|^T, |scores|, |A| |V|) are computed in float32: their own relative
-    error, ~1e-5, is far inside SAFETY.
+    The magnitudes that size it (|Q| |K|^T, the scores, the weights A and |A| |V|) are computed in float32 with
+    torch: their own relative error, ~1e-5, is far inside SAFETY, and they cost half of float64.
     """
-    T, d_k = weights.shape[-1], Q.shape[-1]
-    hide = np.triu(np.ones((T, T), dtype=bool), k=1)
-    absprod = np.matmul(np.abs(Q, dtype=np.float32), np.swapaxes(np.abs(K, dtype=np.float32), -1, -2))
-    np.copyto(absprod, 0.0, where=hide)
-    row_err = np.max(absprod, axis=-1, keepdims=True).astype(np.float64)
+    import torch  # the oracle's library; float32 and multithreaded here
+    T, d_k = Q.shape[-2], Q.shape[-1]
+    q, k, v = (torch.from_numpy(np.asarray(a, dtype=np.float32)) for a in (Q, K, V))
+    hide = torch.ones(T, T, dtype=torch.bool).triu(1)
+    absprod = torch.matmul(q.abs(), k.abs().transpose(-1, -2)).masked_fill_(hide, 0.0)
+    row_err = absprod.amax(dim=-1, keepdim=True).double().numpy()
     row_err *= SAFETY * gamma(d_k + 2, dtype) / np.sqrt(d_k)  # scale_scores_bound's row maximum
-    abs_scores = np.abs(scores, dtype=np.float32)
-    np.copyto(abs_scores, 0.0, where=hide)
-    row_max = np.max(abs_scores, axis=-1, keepdims=True).astype(np.float64)
+    scores = torch.matmul(q, k.transpose(-1, -2)).div_(float(np.sqrt(d_k))).masked_fill_(hide, float("-inf"))
+    row_max = scores.abs().masked_fill_(hide, 0.0).amax(dim=-1, keepdim=True).double().numpy()
     soft = SAFETY * (2 * row_max + EXP_ULPS + T + 1) * unit_roundoff(dtype)  # softmax_relative's row maximum
     rel = SAFETY * 2 * row_err + soft + SAFETY * gamma(T, dtype)
-    bound = np.matmul(weights.astype(np.float32), np.abs(V, dtype=np.float32)).astype(np.float64)
+    bound = torch.matmul(torch.softmax(scores, dim=-1), v.abs()).double().numpy()
     bound *= rel
     bound += tiny(dtype)
     return bound
