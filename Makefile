@@ -32,6 +32,7 @@ system-deps:
 	  else echo "Boost.Context is missing: run 'sudo apt-get install libboost-context-dev g++'" >&2; exit 1; fi; }
 
 grade: $(STAMP)
+	@$(MAKE) -s system-deps || echo "(until then the CUDA kernel cannot be graded here; the Python exercises can)" >&2
 	@$(PY) -m grader grade --submission $(SUBMISSION) --suite $(SUITE) $(ARGS)
 
 test: $(STAMP) system-deps

@@ -99,8 +99,26 @@ def _ninja():
     return str(here) if here.exists() else shutil.which("ninja")
 
 
+BOOST_CONTEXT = "boost/context/fiber.hpp"
+INCLUDE_DIRS = ("/usr/include", "/usr/local/include", "/opt/homebrew/include")
+
+
+class MissingToolchain(BuildError):
+    """This machine lacks what the CPU runtime needs: not the student's fault, and said so."""
+
+
+def check_toolchain(cxx="g++"):
+    if shutil.which(cxx) is None:
+        raise MissingToolchain(f"{cxx} is not installed, so CUDA kernels cannot be built here "
+                               "(Debian: apt-get install g++ libboost-context-dev)")
+    if not any((Path(d) / BOOST_CONTEXT).exists() for d in INCLUDE_DIRS):
+        raise MissingToolchain("Boost.Context is not installed, so CUDA kernels cannot run on this CPU "
+                               "(Debian: apt-get install libboost-context-dev; `make test` installs it as root)")
+
+
 def build(source_path, *, defines=(), cxx="g++"):
     """Build source_path (a .cu file) for the CPU runtime; return the shared library's path, or raise BuildError."""
+    check_toolchain(cxx)
     source_path = Path(source_path)
     rewritten = rewrite(source_path.read_text(errors="replace"), source_path.name)
     flags = CXXFLAGS + [f"-D{d}" for d in defines]

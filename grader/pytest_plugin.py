@@ -111,6 +111,8 @@ class KernelUnderTest:
                 try:
                     lib = cuda_build.build(self.source)
                     self._runner = Submission(self.source.parent, timeout=self.timeout, kernel_library=lib)
+                except cuda_build.MissingToolchain as exc:
+                    self._problem = f"the kernel cannot be graded on this machine: {exc}"
                 except cuda_build.BuildError as exc:
                     self._problem = f"{KERNEL_FILE} does not compile:\n{exc}"
         if self._problem:
