@@ -20,6 +20,10 @@ def main(argv=None):
     controls.add_argument("--json", metavar="FILE", help="also write each control's totals and problems to FILE")
     controls.add_argument("--jobs", type=int, default=2, help="grading processes at once (default: %(default)s)")
     controls.add_argument("--quiet", action="store_true", help="print no table (exit code and --json only)")
+    controls.add_argument("--corpus", action="store_true",
+                          help="grade the adversarial corpus (solutions/adversarial/) on the public suite instead")
+    controls.add_argument("--timeout", type=float, default=None,
+                          help="seconds per call (default: 60, or 10 with --corpus)")
     controls.add_argument("names", nargs="*", help="only these controls (default: all)")
     bench = sub.add_parser("bench", help="time grading the reference (make bench)")
     bench.add_argument("--repeat", type=int, default=3, help="runs per row; the table shows medians")

@@ -10,6 +10,7 @@ the scorecard).
 
 import ctypes
 import json
+import os
 import statistics
 import subprocess
 import tempfile
@@ -26,10 +27,11 @@ TARGET_S = 20.0  # issue 2: warm `make grade` of the reference on a 2-core machi
 KERNEL_TARGETS = {"tiled": 5.0, "overhead": 2.0, "cold build": 10.0, "warm build": 1.0}  # issue 3
 
 
-def _one_run(suite, timings_file):
+def _one_run(suite, timings_file, env=None):
     start = time.perf_counter()
     proc = subprocess.run(["make", "-s", "grade", "SUBMISSION=solutions", f"SUITE={suite}",
-                           f"ARGS=--timings {timings_file}"], cwd=ROOT, capture_output=True, text=True)
+                           f"ARGS=--timings {timings_file}"], cwd=ROOT, capture_output=True, text=True,
+                          env=None if env is None else dict(os.environ, **env))
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(f"make grade failed:\n{proc.stdout}\n{proc.stderr}")
@@ -67,7 +69,49 @@ def main(args):
     console.print(f"warm `make grade` of the reference (public suite): median {public:.1f} s, "
                   f"{verdict} the {TARGET_S:g} s target")
     kernel_ok = kernel_bench(console, args.repeat)
-    return 0 if public <= TARGET_S and kernel_ok else 1
+    isolation_ok = isolation_bench(console, args.repeat)
+    return 0 if public <= TARGET_S and kernel_ok and isolation_ok else 1
+
+
+ISOLATION_TARGET = 1.25  # issue 4: isolated workers against the same long-lived worker without the fence
+CORPUS_SLACK_S = 30.0  # issue 4: the corpus's worst case within the sum of its timeouts plus this
+# corpus submissions that trigger timeouts, and the timeouts each triggers at the corpus's 10 s
+TIMEOUT_CORPUS = {"endless_loop_in_softmax": ("row_softmax and causal_attention time out once each", 20.0),
+                  "slow_import": ("the import times out once", 10.0),
+                  "kernel_endless_loop": ("the first kernel run times out", 10.0)}
+
+
+def isolation_bench(console, repeat):
+    """Isolation's cost (make grade of the reference with and without the fence, interleaved), and the corpus's
+    slowest submissions against the sum of the timeouts they trigger."""
+    from grader import controls
+    runs = {"isolated": [], "unfenced": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(repeat):
+            console.print(f"isolation: make grade SUBMISSION=solutions with and without the fence, run {i + 1} ...")
+            runs["isolated"].append(_one_run("public", Path(tmp) / "t.json")["total"])
+            runs["unfenced"].append(_one_run("public", Path(tmp) / "t.json", {"GRADER_ISOLATION": "off"})["total"])
+    iso, free = statistics.median(runs["isolated"]), statistics.median(runs["unfenced"])
+    table = Table(title=f"isolation, median of {repeat} (s)", title_justify="left")
+    for col in ("measure", "value", "target", "verdict"):
+        table.add_column(col)
+    ok = iso / free <= ISOLATION_TARGET
+    table.add_row("make grade, isolated workers", f"{iso:.2f}", "", "")
+    table.add_row("make grade, same worker unfenced (GRADER_ISOLATION=off)", f"{free:.2f}", "", "")
+    table.add_row("ratio", f"{iso / free:.2f}x", f"<= {ISOLATION_TARGET:g}x", "meets" if ok else "MISSES")
+    by_name = {c.name: c for c in controls.corpus_controls() + controls.all_controls()}
+    for name, (why, timeouts) in TIMEOUT_CORPUS.items():
+        folder = controls.build(by_name[name])
+        start = time.perf_counter()
+        subprocess.run(["make", "-s", "grade", f"SUBMISSION={folder}", f"ARGS=--timeout {controls.CORPUS_TIMEOUT:g}"],
+                       cwd=ROOT, capture_output=True, text=True)
+        took = time.perf_counter() - start
+        good = took <= timeouts + CORPUS_SLACK_S
+        ok &= good
+        table.add_row(f"corpus {name} ({why})", f"{took:.1f}", f"<= {timeouts:g} + {CORPUS_SLACK_S:g} s",
+                      "meets" if good else "MISSES")
+    console.print(table)
+    return ok
 
 
 def _median_time(fn, repeat):

@@ -7,19 +7,35 @@ also passes the reference solution's module as `reference`.
 
 import numpy as np
 
-from grader import hints, memo, oracle
+from grader import hints, memo, notes, oracle
 from grader import tolerances as tol
 from grader.compare import WrongAnswer, assert_close, assert_unchanged, describe_mismatch, expect_array
-from grader.submission import StudentRaised
+from grader.submission import StudentRaised, TimedOut, WorkerFailed
 from grader.timings import timed
 
 
 class _Call:
-    """A student call in flight: the expected answer is computed while the worker runs."""
+    """A student call in flight: the expected answer is computed while the worker runs.
+
+    Two submissions whose code for a function is the same (the function, every same-file function it reaches and
+    all module-level code, compared as syntax trees) give the same answer on the same inputs:
+    within one test, the first one's answer (or error) is reused for the others, so grading the controls (mutants
+    that differ from the reference in one function) runs each distinct piece of code once. Only for submissions we
+    wrote (`--share-identical-code`, set by `grader controls`): a student's other functions could change shared
+    state at run time that the fingerprint cannot see. Crashes and timeouts are never reused.
+    """
 
     def __init__(self, student, func, *args, return_args=False, **options):
         self.args = args
         self._answer = None  # (value, exception) once read
+        key = student.behaviour_key(func) if getattr(student, "share_answers", False) else None
+        self._memo = ("answer", func, key, return_args, repr(sorted(options.items()))) if key else None
+        reused = memo.lookup(self._memo, args) if self._memo else None
+        if reused is not None:
+            self.pending, self._answer = None, reused
+            if reused[1] is not None:
+                raise reused[1]
+            return
         self.pending = student.submit(func, *args, return_args=return_args, **options)
         if self.pending.answered_at_once():
             self._read()
@@ -37,6 +53,8 @@ class _Call:
             self._answer = (None, exc)
         except Exception as exc:
             self._answer = (None, exc)
+        if self._memo and not isinstance(self._answer[1], WorkerFailed):
+            memo.store(self._memo, self.args, self._answer)
 
     def result(self):
         """The student's answer (adding the batch-dims hint when a batched input made their code raise)."""
@@ -171,19 +189,64 @@ def check_compute_dk_rejects(student, d_model, n_head, why):
     raise WrongAnswer(f"compute_dk({d_model!r}, {n_head!r}) returned {got!r}; expected a ValueError because {why}")
 
 
-def check_kernel(kernel, Q, K, V, *, what, order="forward"):
-    """The student's CUDA kernel (run on this machine) against torch's fused attention in float64."""
+GPU_TIMED_RUNS = 10
+
+
+def _gpu_timing_note(runner, Q, K, V):
+    """On a GPU: the kernel's time, its bandwidth (Q, K, V read once, O written once) and torch's SDPA beside it."""
+    ms = runner.device_ms
+    if ms <= 0:
+        return
+    gbs = 4 * Q.nbytes / (ms * 1e-3) / 1e9
+    text = f"on the GPU at {'x'.join(map(str, Q.shape))}: your kernel {ms:.3f} ms ({gbs:.0f} GB/s)"
+    import torch
+    if torch.cuda.is_available():
+        q, k, v = (torch.from_numpy(a).cuda() for a in (Q, K, V))
+        sdpa = torch.nn.functional.scaled_dot_product_attention
+        sdpa(q, k, v, is_causal=True)
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(GPU_TIMED_RUNS):
+            sdpa(q, k, v, is_causal=True)
+        stop.record()
+        torch.cuda.synchronize()
+        ref = start.elapsed_time(stop) / GPU_TIMED_RUNS
+        text += f"; torch scaled_dot_product_attention {ref:.3f} ms (yours takes {ms / ref:.1f}x as long)"
+    else:
+        text += "; torch here has no CUDA, so scaled_dot_product_attention was not timed beside it"
+    notes.add("cuda_kernel", text)
+
+
+def check_kernel(kernel, Q, K, V, *, what, order="forward", timing=False):
+    """The student's CUDA kernel (run on this machine) against torch's fused attention in float64.
+
+    timing: on a GPU, time extra runs and note them beside torch's scaled_dot_product_attention."""
     runner = kernel.runner()
     # Byte-identical builds (the reference kernel in every Python control, say) give the same answer on the
     # same inputs: run each built library once per test and reuse its answer for the other submissions.
-    answer = memo.lookup(("kernel answer", str(runner.path), order), (Q, K, V))
-    running = None if answer is not None else _Call(runner, "causal_attention_forward", Q, K, V, order=order)
+    key = ("kernel answer", str(runner.path), order)
+    answer = memo.lookup(key, (Q, K, V))
+    running = None
+    if answer is None:
+        kernel.check_not_timed_out()
+        gpu_timed = timing and kernel.device == "gpu"
+        running = _Call(runner, "causal_attention_forward", Q, K, V, order=order, timeout=kernel.time_limit(Q),
+                        **({"repeats": GPU_TIMED_RUNS} if gpu_timed else {}))
     with timed("compare"):
         expected, bound = memo.get("cuda_kernel", (Q, K, V), lambda: (
             oracle.causal_attention(Q, K, V),
             tol.attention_bound(Q, K, V, np.float32)))
-    got = answer if answer is not None else memo.store(("kernel answer", str(runner.path), order), (Q, K, V),
-                                                       running.result())
+    if answer is None:
+        try:
+            answer = memo.store(key, (Q, K, V), (running.result(), runner.warnings))
+        except TimedOut:
+            kernel.timed_out_on = what
+            raise
+        if gpu_timed:
+            _gpu_timing_note(runner, Q, K, V)
+    got, warnings = answer
+    if warnings:
+        notes.add("cuda_kernel", warnings)
     with timed("compare"):
         expect_array(got, func="causal_attention_forward", shape=V.shape, dtype=np.float32)
         label = f"causal_attention_forward on {what}" + (f", threads run in {order} order" if order != "forward" else "")

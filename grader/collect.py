@@ -22,6 +22,7 @@ class TestResult:
     not_implemented: bool = False
     skipped: bool = False  # a check that cannot run here (no nvcc, say): worth no points, its reason shown
     duration: float = 0.0
+    notes: list = field(default_factory=list)  # shown even when the test passes (runtime warnings, nvcc usage)
 
     @property
     def score(self):
@@ -82,6 +83,7 @@ class Collector:
         r.duration += report.duration
         if report.when == "call":
             r.passed = report.passed
+            r.notes = [value for name, value in report.user_properties if name == "note"]
         if report.skipped:
             r.skipped, r.points, r.passed = True, 0.0, True
             reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)

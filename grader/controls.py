@@ -25,6 +25,9 @@ from grader.make_exercises import BEGIN, END
 
 ROOT = Path(__file__).resolve().parent.parent
 WRONG = ROOT / "solutions" / "wrong"
+ADVERSARIAL = ROOT / "solutions" / "adversarial"  # the corpus that attacks the grader (issue: isolation)
+CORPUS_SUITES = ("tests/public",)
+CORPUS_TIMEOUT = 10.0
 REFERENCE = ROOT / "solutions" / "attention.py"
 REFERENCE_KERNEL = ROOT / "solutions" / "microgpt_cuda.cu"
 BUILD = ROOT / "build" / "controls"
@@ -38,6 +41,7 @@ class Control:
     hint: str
     source: str
     kernel_edits: tuple = ()  # (old, new) text replacements applied to the reference kernel
+    prelude: str = ""  # module-level code run at import (the adversarial corpus)
 
     @classmethod
     def load(cls, path):
@@ -48,7 +52,7 @@ class Control:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 consts[node.targets[0].id] = ast.literal_eval(node.value)
         return cls(path.stem, (ast.get_docstring(tree) or "").splitlines()[0], consts["SCORES"], consts["HINT"], source,
-                   tuple(consts.get("KERNEL_EDITS", ())))
+                   tuple(consts.get("KERNEL_EDITS", ())), consts.get("PRELUDE", ""))
 
 
 # The two controls that are not mutants: the reference must get full marks, the generated stubs nothing.
@@ -63,11 +67,16 @@ def all_controls():
     return [REFERENCE_CONTROL, STUB_CONTROL] + [Control.load(p) for p in sorted(WRONG.glob("*.py"))]
 
 
+def corpus_controls():
+    """The adversarial corpus: graded on the public suite with short timeouts."""
+    return [Control.load(p) for p in sorted(ADVERSARIAL.glob("*.py"))]
+
+
 def _functions(tree):
     return {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
 
 
-def mutate(reference_source, control_source):
+def mutate(reference_source, control_source, prelude=""):
     """The reference with each function the control defines replaced by the control's version."""
     ref_lines = reference_source.splitlines(keepends=True)
     replacements = []
@@ -79,6 +88,9 @@ def mutate(reference_source, control_source):
         target = ref_funcs[name]
         start = min([target.lineno] + [d.lineno for d in target.decorator_list]) - 1
         replacements.append((start, target.end_lineno, ast.get_source_segment(control_source, node) + "\n"))
+    if prelude:  # after the reference's imports, so it can use np
+        last_import = max(n.end_lineno for n in ast.parse(reference_source).body if isinstance(n, (ast.Import, ast.ImportFrom)))
+        replacements.append((last_import, last_import, "\n" + prelude.strip("\n") + "\n"))
     for start, end, text in sorted(replacements, reverse=True):
         ref_lines[start:end] = [text]
     return "".join(line for line in ref_lines if BEGIN not in line and END not in line)
@@ -91,7 +103,7 @@ def build(control):
         return ROOT / "exercises"
     folder = BUILD / control.name
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "attention.py").write_text(mutate(REFERENCE.read_text(), control.source))
+    (folder / "attention.py").write_text(mutate(REFERENCE.read_text(), control.source, control.prelude))
     (folder / "microgpt_cuda.cu").write_text(edit_kernel(REFERENCE_KERNEL.read_text(), control.kernel_edits))
     return folder
 
@@ -108,7 +120,7 @@ def edit_kernel(text, edits):
 def grade_all(folders, suites=("tests/public", "tests/hidden"), timeout=60.0):
     """Grade several folders in one pytest run (expected answers computed once); {folder: results.json dict}."""
     from grader import collect, results  # imported here: `make exercises` needs none of pytest or torch
-    run = collect.run_pytest([ROOT / s for s in suites], folders, timeout)
+    run = collect.run_pytest([ROOT / s for s in suites], folders, timeout, extra_args=["--share-identical-code"])
     if run.problems:
         raise RuntimeError("the grader could not run:\n" + "\n".join(run.problems))
     return {folder: results.to_gradescope(sub_run, execution_time=0.0)
@@ -140,7 +152,7 @@ def verdict(control, results):
     return problems
 
 
-def _grade_in_parts(controls, jobs):
+def _grade_in_parts(controls, jobs, extra=()):
     """Grade the controls in `jobs` processes at once (each computes expected answers once for its share)."""
     with tempfile.TemporaryDirectory() as tmp:
         parts = [controls[i::jobs] for i in range(jobs)]
@@ -148,7 +160,7 @@ def _grade_in_parts(controls, jobs):
         for i, part in enumerate(parts):
             out = Path(tmp) / f"part{i}.json"
             cmd = [sys.executable, "-m", "grader", "controls", "--jobs", "1", "--quiet", "--json", str(out),
-                   *[c.name for c in part]]
+                   *extra, *[c.name for c in part]]
             procs.append((subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                            text=True), out))
         summary = {}
@@ -160,9 +172,9 @@ def _grade_in_parts(controls, jobs):
     return summary
 
 
-def _grade_here(controls):
+def _grade_here(controls, suites=("tests/public", "tests/hidden"), timeout=60.0):
     folders = {c.name: str(build(c).resolve()) for c in controls}
-    graded = grade_all(list(folders.values()))
+    graded = grade_all(list(folders.values()), suites, timeout)
     summary = {}
     for control in controls:
         results = graded[folders[control.name]]
@@ -171,7 +183,8 @@ def _grade_here(controls):
 
 
 def main(args):
-    controls = [c for c in all_controls() if not args.names or c.name in args.names]
+    pool = corpus_controls() if args.corpus else all_controls()
+    controls = [c for c in pool if not args.names or c.name in args.names]
     unknown = set(args.names) - {c.name for c in controls}
     if unknown:
         print(f"no such control: {', '.join(sorted(unknown))}", file=sys.stderr)
@@ -179,8 +192,15 @@ def main(args):
     console = Console(highlight=False)
     jobs = max(1, min(args.jobs, len(controls)))
     if not args.quiet:
-        console.print(f"grading {len(controls)} controls (public + hidden suites) in {jobs} process(es) ...")
-    summary = _grade_in_parts(controls, jobs) if jobs > 1 else _grade_here(controls)
+        suites = "public suite, the adversarial corpus" if args.corpus else "public + hidden suites"
+        console.print(f"grading {len(controls)} controls ({suites}) in {jobs} process(es) ...")
+    timeout = args.timeout or (CORPUS_TIMEOUT if args.corpus else 60.0)
+    if jobs > 1:
+        summary = _grade_in_parts(controls, jobs, ["--timeout", str(timeout)] + ["--corpus"] * args.corpus)
+    elif args.corpus:
+        summary = _grade_here(controls, CORPUS_SUITES, timeout)
+    else:
+        summary = _grade_here(controls, timeout=timeout)
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=2) + "\n")
     failures = sum(bool(summary[c.name]["problems"]) for c in controls)

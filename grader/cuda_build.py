@@ -4,10 +4,13 @@ matters (the source, our runtime, the flags, the compiler), so an unchanged file
 The rewrite keeps every line where it was (and starts with `#line 1 "<file>"`), so g++'s messages name the
 student's own file and line. It changes only what no header can express:
     kernel<<<grid, block[, shmem[, stream]]>>>(args)  ->  cuda_cpu::launch(kernel, cuda_cpu::config(grid, block...), args)
-    __shared__ float tile[64][65];                    ->  auto& tile = cuda_cpu::shared_var<float[64][65]>(__COUNTER__);
-    extern __shared__ float dyn[];                    ->  float* dyn = cuda_cpu::dynamic_shared<float>();
+    __shared__ float tile[64][65];  ->  auto& tile = cuda_cpu::shared_var<float[64][65]>(__COUNTER__, "tile", __LINE__);
+    extern __shared__ float dyn[];  ->  float* dyn = cuda_cpu::dynamic_shared<float>("dyn");
 """
 
+import contextlib
+import fcntl
+import functools
 import hashlib
 import os
 import re
@@ -19,8 +22,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "csrc" / "cuda_cpu"
 CACHE = ROOT / "build" / "kernels"
-CXXFLAGS = ["-std=c++20", "-O2", "-fPIC", "-fno-strict-aliasing", "-pthread"]
-LIBS = ["-lboost_context", "-pthread"]
+# -g: a fault's address becomes microgpt_cuda.cu:LINE (addr2line); stack-clash protection probes every page of a
+# large stack frame, so a thread that outgrows its stack always hits the guard page instead of another's stack.
+CXXFLAGS = ["-std=c++20", "-O2", "-g", "-fPIC", "-fno-strict-aliasing", "-pthread", "-fstack-clash-protection"]
+LIBS = ["-lboost_context", "-ldl", "-pthread"]
+RUNTIME_SOURCES = ("runtime.cpp", "memory.cpp", "faults.cpp")  # the yardstick attention_loops.cpp is bench's own
 MAX_ERROR_LINES = 30
 
 _DYNAMIC_SHARED = re.compile(
@@ -69,11 +75,11 @@ def never_wait(source):
 
 def rewrite(source, filename):
     def dynamic(m):
-        return _keep_lines(m.group(0), f"{m.group(1)}* {m.group(2)} = cuda_cpu::dynamic_shared<{m.group(1)}>();")
+        return _keep_lines(m.group(0), f'{m.group(1)}* {m.group(2)} = cuda_cpu::dynamic_shared<{m.group(1)}>("{m.group(2)}");')
 
     def static(m):
         dims = re.sub(r"\s+", "", m.group(3))
-        return _keep_lines(m.group(0), f"auto& {m.group(2)} = cuda_cpu::shared_var<{m.group(1)}{dims}>(__COUNTER__);")
+        return _keep_lines(m.group(0), f'auto& {m.group(2)} = cuda_cpu::shared_var<{m.group(1)}{dims}>(__COUNTER__, "{m.group(2)}", __LINE__);')
 
     simple = never_wait(source)
 
@@ -116,38 +122,74 @@ def check_toolchain(cxx="g++"):
                                "(Debian: apt-get install libboost-context-dev; `make test` installs it as root)")
 
 
-def build(source_path, *, defines=(), cxx="g++"):
-    """Build source_path (a .cu file) for the CPU runtime; return the shared library's path, or raise BuildError."""
-    check_toolchain(cxx)
-    source_path = Path(source_path)
-    rewritten = rewrite(source_path.read_text(errors="replace"), source_path.name)
-    flags = CXXFLAGS + [f"-D{d}" for d in defines]
-    key = hashlib.sha256("\0".join([
-        rewritten, (RUNTIME / "cuda_cpu.h").read_text(), (RUNTIME / "runtime.cpp").read_text(),
-        " ".join(flags + LIBS), _compiler_id(cxx)]).encode()).hexdigest()[:20]
-    out_dir = CACHE / key
-    lib = out_dir / "libkernel.so"
-    if lib.exists():
-        return lib
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "kernel.cpp").write_text(rewritten)
-    include = f"-I{RUNTIME} -I{RUNTIME / 'include'} -include cuda_cpu.h"
-    (out_dir / "build.ninja").write_text(f"""# written by grader/cuda_build.py
+def _key(*parts):
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:20]
+
+
+@contextlib.contextmanager
+def _locked(folder):
+    """One build per folder at a time (parallel graders may build the same file)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _ninja_file(cxx, cflags, builds):
+    return f"""# written by grader/cuda_build.py
 cxx = {cxx}
-cflags = {' '.join(flags)} {include}
+cflags = {cflags}
 rule cc
   command = $cxx $cflags -c $in -o $out
   description = compiling $in
 rule link
   command = $cxx -shared $in -o $out {' '.join(LIBS)}
-build runtime.o: cc {RUNTIME / 'runtime.cpp'}
+{builds}"""
+
+
+def _runtime_objects(cxx, include):
+    """The runtime's object files, compiled once per runtime source, flags and compiler (shared by every kernel)."""
+    flags = " ".join(CXXFLAGS)
+    out_dir = CACHE / ("runtime-" + _key(*((RUNTIME / f).read_text() for f in ("cuda_cpu.h", "internal.h") + RUNTIME_SOURCES),
+                                       flags, _compiler_id(cxx)))
+    objects = [out_dir / (Path(f).stem + ".o") for f in RUNTIME_SOURCES]
+    if all(o.exists() for o in objects):
+        return objects
+    with _locked(out_dir):
+        (out_dir / "build.ninja").write_text(_ninja_file(cxx, f"{flags} {include}", "".join(
+            f"build {Path(f).stem}.o: cc {RUNTIME / f}\n" for f in RUNTIME_SOURCES)))
+        proc = subprocess.run([_ninja(), "-C", str(out_dir)], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise MissingToolchain("the CPU runtime itself does not compile here (please report it):\n"
+                                   + (proc.stdout + proc.stderr)[-3000:])
+    return objects
+
+
+def build(source_path, *, defines=(), cxx="g++"):
+    """Build source_path (a .cu file) for the CPU runtime; return the shared library's path, or raise BuildError."""
+    check_toolchain(cxx)
+    source_path = Path(source_path)
+    rewritten = rewrite(source_path.read_text(errors="replace"), source_path.name)
+    include = f"-I{RUNTIME} -I{RUNTIME / 'include'} -include cuda_cpu.h"
+    runtime = _runtime_objects(cxx, include)
+    flags = CXXFLAGS + [f"-D{d}" for d in defines]
+    out_dir = CACHE / _key(rewritten, (RUNTIME / "cuda_cpu.h").read_text(), str(runtime[0].parent),
+                           " ".join(flags + LIBS), _compiler_id(cxx))
+    lib = out_dir / "libkernel.so"
+    if lib.exists():
+        return lib
+    with _locked(out_dir):
+        if lib.exists():  # built by another grader while this one waited
+            return lib
+        (out_dir / "kernel.cpp").write_text(rewritten)
+        (out_dir / "build.ninja").write_text(_ninja_file(cxx, f"{' '.join(flags)} {include}", f"""\
 build kernel.o: cc kernel.cpp
-build libkernel.so.tmp: link kernel.o runtime.o
-""")
-    proc = subprocess.run([_ninja(), "-C", str(out_dir)], capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise BuildError(_student_errors(proc.stdout + proc.stderr, source_path.name))
-    os.replace(out_dir / "libkernel.so.tmp", lib)  # only a complete library is ever found in the cache
+build libkernel.so.tmp: link kernel.o {' '.join(str(o) for o in runtime)}
+"""))
+        proc = subprocess.run([_ninja(), "-C", str(out_dir)], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise BuildError(_student_errors(proc.stdout + proc.stderr, source_path.name))
+        os.replace(out_dir / "libkernel.so.tmp", lib)  # only a complete library is ever found in the cache
     return lib
 
 
@@ -186,5 +228,77 @@ def nvcc_check(source_path):
     if code != "0":
         errors = [line for line in output.splitlines() if "error" in line.lower()]
         return False, "\n".join(errors[:15]) or output[-2000:]
-    usage = [line.split(":", 1)[1].strip() for line in output.splitlines() if "Used" in line and "registers" in line]
-    return True, "\n".join(usage)
+    return True, "\n".join(resource_usage(output))
+
+
+def _kernel_name(mangled):
+    """flash_kernel from _Z12flash_kernelPKfS0_S0_Pfii (extern "C" names come unmangled)."""
+    m = re.match(r"_Z(\d+)(\w+)", mangled)
+    return m.group(2)[:int(m.group(1))] if m else mangled
+
+
+def resource_usage(ptxas_output):
+    """One line per kernel from ptxas's --resource-usage report: registers, shared memory, stack, spills."""
+    lines, name, frame = [], None, ""
+    for line in ptxas_output.splitlines():
+        entry = re.search(r"Compiling entry function '([^']+)'", line)
+        if entry:
+            name, frame = _kernel_name(entry.group(1)), ""
+            continue
+        stack = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores", line)
+        if stack:
+            frame = f", {stack.group(1)} bytes stack" + (f", {stack.group(2)} bytes spilled" if stack.group(2) != "0" else "")
+            continue
+        used = re.search(r"Used (\d+) registers(?:.*?(\d+) bytes smem)?", line)
+        if used and name:
+            smem = int(used.group(2) or 0)
+            lines.append(f"{name}: {used.group(1)} registers, {smem} bytes shared memory{frame}")
+            name = None
+    return lines
+
+
+# --- the GPU path: where an NVIDIA GPU is present, the student's file is built by nvcc and runs on the device ---
+
+GPU_HARNESS = ROOT / "csrc" / "cuda_gpu" / "run_on_device.cu"
+DEVICE_CHOICE = "GRADER_KERNEL_DEVICE"  # auto (default): the GPU when there is one; cpu or gpu to force
+
+
+@functools.lru_cache(maxsize=1)
+def gpu_present():
+    """True where nvcc exists and nvidia-smi lists a GPU (unless GRADER_KERNEL_DEVICE=cpu)."""
+    choice = os.environ.get(DEVICE_CHOICE, "auto")
+    if choice == "cpu":
+        return False
+    smi, nvcc = shutil.which("nvidia-smi"), shutil.which("nvcc")
+    found = False
+    if smi and nvcc:
+        try:
+            found = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30).stdout.startswith("GPU")
+        except (OSError, subprocess.SubprocessError):
+            found = False
+    if choice == "gpu" and not found:
+        raise MissingToolchain(f"{DEVICE_CHOICE}=gpu, but this machine has no GPU that nvidia-smi lists, or no nvcc")
+    return found
+
+
+def build_gpu(source_path, *, arch="native"):
+    """Build source_path with nvcc, linked with csrc/cuda_gpu/run_on_device.cu, into a shared library (cached)."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        raise MissingToolchain("nvcc is not installed, so the kernel cannot be built for the GPU")
+    source_path = Path(source_path)
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    out_dir = CACHE / ("gpu-" + _key(source_path.read_text(errors="replace"), GPU_HARNESS.read_text(), version, arch))
+    lib = out_dir / "libkernel_gpu.so"
+    if lib.exists():
+        return lib
+    with _locked(out_dir):
+        if lib.exists():
+            return lib
+        proc = subprocess.run([nvcc, "-O2", f"-arch={arch}", "-lineinfo", "-Xcompiler", "-fPIC", "-shared",
+                               str(source_path), str(GPU_HARNESS), "-o", str(out_dir / "libkernel_gpu.so.tmp")],
+                              capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            raise BuildError(_student_errors(proc.stdout + proc.stderr, source_path.name))
+        os.replace(out_dir / "libkernel_gpu.so.tmp", lib)
+    return lib

@@ -9,13 +9,14 @@ and `python -m grader grade` runs the same tests. A graded test looks like:
 """
 
 import re
+import time
 from pathlib import Path
 
 import pytest
 
-from grader import inputs, memo
+from grader import inputs, isolation, memo, notes
 from grader.compare import WrongAnswer
-from grader.submission import StudentCodeError, Submission
+from grader.submission import StudentCodeError, Submission, TimedOut
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLIC_SEED = 20171206  # the day "Attention Is All You Need" was presented at NeurIPS
@@ -29,6 +30,9 @@ def pytest_addoption(parser):
                          "give it several times to grade several submissions in one run")
     group.addoption("--call-timeout", type=float, default=DEFAULT_TIMEOUT,
                     help="seconds one call into the student's code may take (default: %(default)s)")
+    group.addoption("--share-identical-code", action="store_true",
+                    help="reuse one submission's answer for another whose code for that function is identical "
+                         "(for the controls only: our own submissions)")
 
 
 def submissions(config):
@@ -53,6 +57,7 @@ def test_key(item):
 
 
 def pytest_configure(config):
+    isolation.protect_answers()  # as root, workers run as other uids: the reference and hidden suite stay ours
     config.addinivalue_line("markers", "exercise(name): the exercise a graded test belongs to")
     config.addinivalue_line("markers", "points(n): how many points a graded test is worth")
 
@@ -72,6 +77,8 @@ def _workers(request):
     """One Submission (and its worker process) per graded folder, for the whole run."""
     timeout = request.config.getoption("--call-timeout")
     subs = {folder: Submission(folder, timeout=timeout) for folder in submissions(request.config)}
+    for sub in subs.values():
+        sub.share_answers = request.config.getoption("--share-identical-code")
     yield subs
     for sub in subs.values():
         sub.close()
@@ -85,6 +92,7 @@ def student(request, _workers):
 
 
 KERNEL_FILE = "microgpt_cuda.cu"
+ANDREA_WORK = 12 * 1024 * 1024 * 64  # BH x T x T x d_k at the ANDREA-120M shape
 
 
 def kernel_source(folder):
@@ -95,12 +103,31 @@ def kernel_source(folder):
     return ROOT / "csrc" / KERNEL_FILE
 
 
+class KernelNotGradable(StudentCodeError):
+    """This machine cannot build kernels (no g++ or Boost.Context): not the student's doing."""
+
+
 class KernelUnderTest:
     """A submission's CUDA file: built once (on the first kernel test), then run in its own worker."""
 
     def __init__(self, folder, timeout):
         self.source, self.timeout = kernel_source(folder), timeout
         self._runner = self._problem = None
+        self.timed_out_on = None  # the case on which a run timed out: later runs are not attempted
+        self.device = "cpu"  # where the kernel runs: "gpu" where nvcc and an NVIDIA GPU exist
+        self.build_seconds = None
+
+    def time_limit(self, Q):
+        """Seconds one run may take: the call timeout at the ANDREA-120M shape, less for smaller work (never
+        under 10 s), so that a kernel that never ends costs seconds, not minutes."""
+        work = Q.shape[0] * Q.shape[1] * Q.shape[1] * Q.shape[2]
+        return max(min(10.0, self.timeout), self.timeout * min(1.0, work / ANDREA_WORK))
+
+    def check_not_timed_out(self):
+        if self.timed_out_on is not None:
+            raise TimedOut(f"not run: the kernel already timed out on {self.timed_out_on}; a kernel that never "
+                           "ends (a loop whose condition never turns false, threads spinning on a flag) costs every "
+                           "kernel test, so fix that first")
 
     def runner(self):
         from grader import cuda_build  # the kernel's build step, only when a kernel test runs
@@ -109,14 +136,20 @@ class KernelUnderTest:
                 self._problem = f"no {KERNEL_FILE} in {self.source.parent}: add your {KERNEL_FILE} there"
             else:
                 try:
-                    lib = cuda_build.build(self.source)
-                    self._runner = Submission(self.source.parent, timeout=self.timeout, kernel_library=lib)
+                    self.device = "gpu" if cuda_build.gpu_present() else "cpu"
+                    build = cuda_build.build_gpu if self.device == "gpu" else cuda_build.build
+                    started = time.perf_counter()
+                    lib = build(self.source)
+                    self.build_seconds = time.perf_counter() - started
+                    self._runner = Submission(self.source.parent, timeout=self.timeout, kernel_library=lib,
+                                              kernel_device=self.device)
                 except cuda_build.MissingToolchain as exc:
                     self._problem = f"the kernel cannot be graded on this machine: {exc}"
+                    self._problem_kind = KernelNotGradable
                 except cuda_build.BuildError as exc:
                     self._problem = f"{KERNEL_FILE} does not compile:\n{exc}"
         if self._problem:
-            raise StudentCodeError(self._problem)
+            raise getattr(self, "_problem_kind", StudentCodeError)(self._problem)
         return self._runner
 
     def close(self):
@@ -162,6 +195,8 @@ def pytest_runtest_makereport(item, call):
     info = graded_info(item)
     if info is not None:
         report.user_properties.extend([("exercise", info[0]), ("points", info[1])])
+    if call.when == "call":
+        report.user_properties.extend(("note", text) for _, text in notes.take())
     if call.excinfo is not None and call.excinfo.errisinstance((StudentCodeError, WrongAnswer)):
         report.longrepr = str(call.excinfo.value)  # the student's message, not a traceback of the grader
         report.user_properties.append(("student_message", True))

@@ -16,7 +16,7 @@ def to_gradescope(run, *, execution_time):
             "score": r.score,
             "max_score": r.points,
             "status": "passed" if r.passed else "failed",
-            "output": r.message,
+            "output": "\n\n".join([r.message] * bool(r.message) + r.notes),
             "visibility": VISIBILITY[r.suite],
             "tags": [r.exercise],
         })

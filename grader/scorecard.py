@@ -63,6 +63,11 @@ def render(run, *, title, console=None):
     table.add_row(Text("total", style="bold"), Text(f"{_fmt(earned_all)} / {_fmt(possible_all)}", style="bold"), "")
     console.print(table)
     for ex, (earned, possible, rs) in totals.items():
+        seen_notes = []
+        for note in (n for r in rs for n in r.notes):
+            if note not in seen_notes:
+                seen_notes.append(note)
+                console.print(Text(f"\n{ex}: " + _clip(note).replace("\n", "\n  "), style="cyan"), soft_wrap=True)
         for r in rs:
             if r.skipped:
                 console.print(Text(f"\n{ex}: {escape(r.name.split('::', 1)[-1])} {r.message}", style="yellow"))

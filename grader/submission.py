@@ -18,13 +18,15 @@ from pathlib import Path
 
 import numpy as np
 
-from grader import wire
+from grader import isolation, wire
 from grader.timings import timed
 
 WORKER = Path(__file__).with_name("worker.py")
 MAX_REPLY_BYTES = 1 << 32  # one array of a reply; the largest graded output is 201 MB
 MAX_OUTPUT_SHOWN = 2000
 PIPE_SIZE = 1 << 20
+IMPORT_TIMEOUT = 20.0  # seconds to import the student's file (numpy and friends take about 0.2 s)
+MAX_SOURCE_BYTES = 2_000_000  # a student's attention.py: generous for code, not for pasted data
 
 
 class StudentCodeError(Exception):
@@ -43,12 +45,20 @@ class StudentRaised(StudentCodeError):
         self.type_name, self.is_value_error = type_name, is_value_error
 
 
+class ForbiddenCall(StudentCodeError):
+    short = "forbidden call"
+
+
 class BadReturn(StudentCodeError):
     short = "wrong return type"
 
 
 class WorkerFailed(StudentCodeError):
     """The worker timed out, crashed, or exited: the student's code stopped answering."""
+
+
+class TimedOut(WorkerFailed):
+    """The call did not finish within its time limit."""
 
 
 def _signal_name(code):
@@ -59,14 +69,18 @@ def _signal_name(code):
 
 
 _SIGNAL_WORDS = {"SIGSEGV": "segmentation fault", "SIGBUS": "bus error", "SIGFPE": "floating-point exception",
-                 "SIGKILL": "killed", "SIGABRT": "aborted"}
+                 "SIGKILL": "killed", "SIGABRT": "aborted",
+                 "SIGXCPU": f"killed: CPU time limit {isolation.CPU_LIMIT} s"}
 
 
 class Submission:
     """One student file and the worker that runs it; the worker is started on first use and after any failure."""
 
-    def __init__(self, folder, filename="attention.py", timeout=60.0, kernel_library=None):
-        """kernel_library: a built CUDA kernel (.so) to run instead of importing a Python file."""
+    def __init__(self, folder, filename="attention.py", timeout=60.0, kernel_library=None, kernel_device="cpu"):
+        """kernel_library: a built CUDA kernel (.so) to run instead of importing a Python file; kernel_device:
+        "cpu" (built against the CPU runtime) or "gpu" (built by nvcc with csrc/cuda_gpu/run_on_device.cu)."""
+        self.kernel_device = kernel_device
+        self.device_ms = 0.0  # GPU runs: the mean time of the extra timed runs of the last call
         self.folder = Path(folder).resolve()
         self.path = Path(kernel_library) if kernel_library else self.folder / filename
         self.kernel = kernel_library is not None
@@ -75,25 +89,52 @@ class Submission:
         self._requests = self._replies = None  # pipe fds, set while a worker runs
         self._capture = None
         self._import_problem = None
+        self._faults = None  # kernel workers: the runtime's crash reports
+        self._sandbox = None
+        self._timed_out = {}  # function -> why: a function that timed out once is not run again
+        self._forbidden = {}  # exercise -> [(line, forbidden name)], read from the file when the worker starts
+        self.warnings = ""  # kernel workers: the runtime's warnings from the last call
 
     # -- lifecycle ------------------------------------------------------------------------
 
     def _start(self):
         if not self.path.is_file():
             raise StudentCodeError(f"no {self.path.name} in {self.folder}: add your {self.path.name} there")
+        size = self.path.stat().st_size
+        if not self.kernel and size > MAX_SOURCE_BYTES:
+            raise StudentCodeError(f"{self.path.name} is {size / 1e6:.0f} MB; the grader reads files up to "
+                                   f"{MAX_SOURCE_BYTES // 1000000} MB: remove the data pasted into it")
+        self._sandbox = isolation.Sandbox([self.path])  # a private folder holding only the submission's copy
+        copy = self._sandbox.folder / self.path.name
         reply_r, reply_w = os.pipe()
         self._capture = tempfile.TemporaryFile(prefix="student-output-")
+        argv, fds = [str(reply_w), str(copy)], [reply_w]
+        if self.kernel:  # the CPU runtime explains a crash on its own pipe before the process dies
+            self._faults, fault_w = os.pipe()
+            os.set_blocking(self._faults, False)
+            argv, fds = [str(reply_w), "--kernel", str(copy), str(fault_w)], [reply_w, fault_w]
+            if self.kernel_device == "gpu":
+                argv.append("--gpu")
         self._proc = subprocess.Popen(
-            [sys.executable, "-I", str(WORKER), str(reply_w), *(["--kernel"] if self.kernel else []), str(self.path)],
-            stdin=subprocess.PIPE, stdout=self._capture, stderr=self._capture, cwd=self.folder,
-            pass_fds=(reply_w,), start_new_session=True, env=_worker_env())
-        os.close(reply_w)
+            [sys.executable, "-I", str(WORKER), *argv, *self._sandbox.worker_args()],
+            stdin=subprocess.PIPE, stdout=self._capture, stderr=self._capture, cwd=self._sandbox.folder,
+            pass_fds=fds, start_new_session=True, env=self._sandbox.env(_worker_env()))
+        for fd in fds:
+            os.close(fd)
         self._replies = reply_r
         self._requests = self._proc.stdin.fileno()
         for fd in (self._requests, self._replies):
             os.set_blocking(fd, False)
             _grow_pipe(fd)
-        header, _ = self._receive("starting (importing your file)", time.monotonic() + self.timeout)
+        if not self.kernel:
+            from grader import forbidden
+            self._forbidden = forbidden.find(self.path.read_bytes().decode("utf-8", "replace"))
+        limit = min(self.timeout, IMPORT_TIMEOUT)
+        try:
+            header, _ = self._receive("starting (importing your file)", time.monotonic() + limit, limit)
+        except WorkerFailed as exc:  # an import that hangs or kills the worker would do so again: once is enough
+            self._import_problem = f"{self.path.name} could not be imported: {exc}"
+            raise StudentCodeError(self._import_problem) from None
         if header.get("status") == "import_error":
             self._import_problem = _describe_import_problem(self.path.name, header)
             if self.kernel:
@@ -105,11 +146,9 @@ class Submission:
         """Stop the worker and everything it started (its whole process group)."""
         proc, self._proc = self._proc, None
         if proc is not None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            self._sandbox.kill_everything(proc.pid)  # its group, its descendants, anything with its token
             proc.wait()
+            self._sandbox.remove()
             for stream in (proc.stdin,):
                 try:
                     stream.close()
@@ -117,6 +156,9 @@ class Submission:
                     pass
             os.close(self._replies)
             self._replies = None
+            if self._faults is not None:
+                os.close(self._faults)
+                self._faults = None
         if self._capture is not None:
             self._capture.close()
             self._capture = None
@@ -129,17 +171,27 @@ class Submission:
 
     # -- calls ------------------------------------------------------------------------------
 
+    def behaviour_key(self, func):
+        """A fingerprint of everything func's behaviour depends on in the file (None when it cannot be known):
+        module-level code, func and every same-file function it reaches, as syntax trees (comments and line numbers aside)."""
+        if self.kernel:
+            return None
+        if not hasattr(self, "_keys"):
+            self._keys = _behaviour_keys(self.path)
+        return self._keys.get(func)
+
+
     def call(self, func, *args, return_args=False, **options):
         """Run func(*args) in the worker; return its result (and, if asked, the arguments after the call)."""
         return self.submit(func, *args, return_args=return_args, **options).result()
 
-    def submit(self, func, *args, return_args=False, **options):
+    def submit(self, func, *args, return_args=False, timeout=None, **options):
         """Send func(*args) to the worker and return at once; .result() waits for the answer.
 
         The grader computes the expected answer while the worker computes the student's. options go to the
-        worker with the request (a kernel run's thread order, say).
+        worker with the request (a kernel run's thread order, say); timeout (seconds) overrides the default.
         """
-        deadline = self._send(func, args, return_args, options)
+        deadline = self._send(func, args, return_args, options, timeout)
         return PendingCall(self, func, args, return_args, deadline)
 
     def _answer(self, func, args, return_args, deadline):
@@ -162,6 +214,10 @@ class Submission:
             raise NotImplementedYet(f"{func}: not implemented yet (it left O untouched)")
         if header.get("launch_error"):
             raise StudentCodeError(f"{func}: a kernel launch failed: {header['launch_error']}")
+        warnings = header.get("warnings")
+        self.warnings = warnings if isinstance(warnings, str) else ""
+        device_ms = header.get("device_ms")
+        self.device_ms = float(device_ms) if isinstance(device_ms, (int, float)) else 0.0
         result = _result_from(func, header, arrays)
         if return_args:
             sent = [a for a in args if isinstance(a, np.ndarray)]
@@ -171,12 +227,19 @@ class Submission:
             return result, after
         return result
 
-    def _send(self, func, args, return_args, options=None):
+    def _send(self, func, args, return_args, options=None, timeout=None):
         """Send one call request; return its deadline."""
         if self._proc is None:
             self._start()
         if self._import_problem is not None:
             raise StudentCodeError(self._import_problem)
+        if func in self._timed_out:
+            raise TimedOut(f"not run: {func} already timed out in an earlier test ({self._timed_out[func]}); "
+                           "an endless loop costs every test of the function, so fix that first")
+        if func in self._forbidden:
+            uses = "; ".join(f"{self.path.name}:{line} calls {name}" for line, name in self._forbidden[func])
+            raise ForbiddenCall(f"{func} may not use a library version of what it teaches: {uses}. "
+                                "Write it yourself with numpy (the instructor's list is in grader/forbidden.py)")
         arrays = [a for a in args if isinstance(a, np.ndarray)]
         spec, i = [], 0
         for a in args:
@@ -185,7 +248,8 @@ class Submission:
                 i += 1
             else:
                 spec.append({"value": a})
-        deadline = time.monotonic() + self.timeout
+        self._call_timeout = timeout or self.timeout
+        deadline = time.monotonic() + self._call_timeout
         self._output_mark = self._capture.tell()
         request = wire.encode({"op": "call", "func": func, "args": spec, "return_args": return_args,
                                "options": options or {}}, arrays)
@@ -193,16 +257,19 @@ class Submission:
             with timed("worker"):
                 wire.write_deadline(self._requests, request, deadline)
         except wire.WireTimeout:
-            raise self._fail(f"{func} timed out after {self.timeout:g} s") from None
+            raise self._fail(f"{func} timed out after {self._call_timeout:g} s", TimedOut) from None
         except wire.WireClosed:
             raise self._fail(f"the worker stopped while {func} was being sent its inputs") from None
         return deadline
 
-    def _receive(self, doing, deadline):
+    def _receive(self, doing, deadline, limit=None):
         try:
             return wire.read_deadline(self._replies, deadline, MAX_REPLY_BYTES)
         except wire.WireTimeout:
-            raise self._fail(f"timed out after {self.timeout:g} s while {doing}") from None
+            limit = limit or getattr(self, "_call_timeout", self.timeout)
+            if doing.startswith("running "):
+                self._timed_out[doing.split()[1]] = f"after {limit:g} s"
+            raise self._fail(f"timed out after {limit:g} s while {doing}", TimedOut) from None
         except wire.WireClosed:
             raise self._fail(self._death_words(doing)) from None
         except wire.WireError as exc:
@@ -215,16 +282,30 @@ class Submission:
             return f"the worker closed its reply pipe while {doing}"
         if code < 0:
             name = _signal_name(code)
-            return f"your code crashed while {doing}: {_SIGNAL_WORDS.get(name, name)} ({name})"
+            words = f"your code crashed while {doing}: {_SIGNAL_WORDS.get(name, name)} ({name})"
+            report = self._fault_report()
+            return f"{words}\n{report}" if report else words
         return (f"your code ended the worker process (exit code {code}) while {doing}: "
                 "do not call sys.exit(), os._exit() or quit() in attention.py")
 
-    def _fail(self, message):
+    def _fault_report(self):
+        """What the CPU runtime said about a crash in the kernel, with the student's file:line when known."""
+        if self._faults is None:
+            return ""
+        try:
+            text = os.read(self._faults, 4096).decode("utf-8", "replace")
+        except (BlockingIOError, OSError):
+            return ""
+        message, _, tail = text.partition("\n@pc ")
+        where = _source_line(self.path, tail.strip().split("\n")[0]) if tail else ""
+        return message.strip()[:1000] + (f"\n  at {where}" if where else "")
+
+    def _fail(self, message, kind=WorkerFailed):
         output = self.output_since_call()
         self.close()  # the next call starts a fresh worker
         if output:
             message += f"\nyour code printed:\n{output}"
-        return WorkerFailed(message)
+        return kind(message)
 
     def output_since_call(self):
         """What the student's code printed since the last call started, truncated."""
@@ -251,6 +332,49 @@ class PendingCall:
 
     def result(self):
         return self._sub._answer(*self._call)
+
+
+def _behaviour_keys(path):
+    import ast
+    import hashlib
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (SyntaxError, ValueError, OSError):
+        return {}
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    module_level = "".join(ast.dump(n) for n in tree.body
+                           if not isinstance(n, ast.FunctionDef))
+    keys = {}
+    for name in functions:
+        seen, todo = set(), [name]
+        while todo:
+            current = todo.pop()
+            if current in seen or current not in functions:
+                continue
+            seen.add(current)
+            todo += [n.id for n in ast.walk(functions[current]) if isinstance(n, ast.Name)]
+        body = "".join(ast.dump(functions[f]) for f in sorted(seen))
+        keys[name] = hashlib.sha256((module_level + body).encode()).hexdigest()
+    return keys
+
+
+def _source_line(library, offset):
+    """file:line of an instruction in a built kernel library (built with -g), via binutils' addr2line."""
+    import re
+    import shutil
+    if not re.fullmatch(r"0x[0-9a-f]+", offset) or offset == "0x0" or shutil.which("addr2line") is None:
+        return ""
+    try:
+        out = subprocess.run(["addr2line", "-e", str(library), "-i", offset], capture_output=True, text=True,
+                             timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    for line in out.splitlines():  # innermost first: the student's line, even when inlined into a runtime call
+        file, _, number = line.rpartition(":")
+        number = number.split()[0] if number.split() else ""
+        if file.endswith(".cu") and number.isdigit():
+            return f"{Path(file).name}:{number}"
+    return ""
 
 
 def _worker_env():
@@ -282,6 +406,9 @@ def _describe_import_problem(filename, header):
 
 def _describe_raise(func, header):
     text = f"{func} raised {header.get('type')}: {header.get('message')}"
+    if header.get("type") in ("MemoryError", "_ArrayMemoryError"):
+        text = (f"{func} ran out of memory: the worker's memory limit is {isolation.MEMORY_LIMIT >> 30} GiB "
+                f"({header.get('type')}: {header.get('message')})")
     if header.get("traceback"):
         text += "\n" + "\n".join("    " + f for f in header["traceback"])
     return StudentRaised(text, header.get("type"), bool(header.get("is_value_error")))

@@ -87,18 +87,20 @@ struct Coordinates {  // (named so as not to collide with the threadIdx... macro
 extern thread_local Coordinates* here;
 
 void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, bool never_waits = false);
-void* block_shared(int id, size_t bytes, size_t align);
-void* dynamic_shared_base();
+void* block_shared(int id, size_t bytes, size_t align, const char* name, int line);
+void* dynamic_shared_base(const char* name);
 void syncthreads(int line);
 void syncwarp(unsigned mask, int line);
 uint64_t warp_exchange(unsigned mask, uint64_t payload, int src_lane, int line);
 void set_error(cudaError_t err, const char* message);
 
 template <class T>
-T& shared_var(int id) { return *static_cast<T*>(block_shared(id, sizeof(T), alignof(T))); }
+T& shared_var(int id, const char* name = "?", int line = 0) {
+    return *static_cast<T*>(block_shared(id, sizeof(T), alignof(T), name, line));
+}
 
 template <class T>
-T* dynamic_shared() { return static_cast<T*>(dynamic_shared_base()); }
+T* dynamic_shared(const char* name = nullptr) { return static_cast<T*>(dynamic_shared_base(name)); }
 
 template <class... KArgs, class... Args>
 void launch(void (*kernel)(KArgs...), const LaunchConfig& cfg, Args&&... args) {
@@ -226,9 +228,9 @@ template <class T>
 T __ldg(const T* p) { return *p; }
 
 // The runtime API students use.
-cudaError_t cudaMalloc(void** p, size_t bytes);
-template <class T>
-cudaError_t cudaMalloc(T** p, size_t bytes) { return cudaMalloc(reinterpret_cast<void**>(p), bytes); }
+// cudaMalloc is a macro so that the buffer can be named by its line in out-of-bounds messages.
+cudaError_t cuda_cpu_malloc(void** p, size_t bytes, int line);
+#define cudaMalloc(p, bytes) cuda_cpu_malloc(reinterpret_cast<void**>(p), (bytes), __LINE__)
 cudaError_t cudaFree(void* p);
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind);
 cudaError_t cudaMemset(void* p, int value, size_t bytes);

@@ -1,9 +1,10 @@
 // runtime.cpp: the scheduler behind cuda_cpu.h. One fiber per CUDA thread, one block at a time per core.
-#include "cuda_cpu.h"
+#include "internal.h"
 
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 
+#include <csignal>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -20,6 +21,10 @@ namespace {
 
 constexpr size_t kSharedArenaBytes = 228 * 1024;  // the most one block may have on current GPUs
 constexpr size_t kStackBytes = 64 * 1024;         // per CUDA thread, with a guard page below it
+constexpr size_t kRedZone = 64;                   // bytes kept untouched around each shared array
+constexpr size_t kMaxSharedSlots = 64;
+constexpr size_t kArenaBytes = kSharedArenaBytes + (kMaxSharedSlots + 2) * 2 * kRedZone;
+constexpr unsigned char kPoison = 0xFF;           // every float made of these bytes is a NaN
 
 enum class State { Ready, AtBarrier, AtWarp, Done };
 
@@ -43,9 +48,16 @@ std::atomic<bool> launch_failed{false};
 // Per core: the block being run.
 struct Block {
     std::vector<Thread> threads;
-    std::vector<std::pair<int, size_t>> shared_slots;  // __shared__ site id -> arena offset
-    size_t shared_used = 0, dynamic_bytes = 0;
-    alignas(64) unsigned char arena[kSharedArenaBytes];
+    struct Slot {
+        int id;
+        size_t offset, bytes;
+        const char* name;
+        int line;
+    };
+    std::vector<Slot> shared_slots;  // one per __shared__ declaration reached in this block, in the arena
+    size_t shared_used = 0, shared_counted = 0, dynamic_bytes = 0;
+    const char* dynamic_name = nullptr;
+    alignas(64) unsigned char arena[kArenaBytes];
     Thread* current = nullptr;
     const std::function<void()>* body = nullptr;  // the launch's kernel call
     std::vector<ctx::stack_context> free_stacks;  // reused: one mmap per stack per core, not per CUDA thread
@@ -88,10 +100,14 @@ int run_order() {
     return env && std::strcmp(env, "reverse") == 0 ? 1 : 0;
 }
 
+std::string first_failure;  // sticky for the rest of the call, as a failed launch is on a GPU
+
 void fail(const std::string& message) {
     std::lock_guard<std::mutex> lock(error_mutex);
-    if (!launch_failed.exchange(true)) {
-        last_error = cudaErrorLaunchFailure;
+    launch_failed = true;
+    last_error = cudaErrorLaunchFailure;
+    if (first_failure.empty()) {
+        first_failure = message;
         error_message = message;
     }
 }
@@ -201,13 +217,89 @@ void drop_stopped_runners(Block& b) {
     }
 }
 
+// Shared memory, laid out with red zones: [red][dynamic][red][slot 0][red][slot 1][red]... Each region is poisoned
+// (NaN) when the block first uses it, so an uninitialised read shows; a red zone that is no longer poison at the
+// end of the block is an out-of-bounds write, named with the array it follows.
+void start_shared(Block& b, const LaunchConfig& cfg) {
+    b.shared_slots.clear();
+    b.dynamic_bytes = (cfg.shared_bytes + 15) & ~size_t(15);
+    b.shared_counted = b.dynamic_bytes;
+    b.shared_used = kRedZone + b.dynamic_bytes + kRedZone;
+    std::memset(b.arena, kPoison, b.shared_used);
+}
+
+void check_shared_red_zones(Block& b, uint3 bidx) {
+    size_t from = 0;
+    auto gap_ok = [&](size_t lo, size_t hi) {
+        for (size_t k = lo; k < hi; ++k)
+            if (b.arena[k] != kPoison) return false;
+        return true;
+    };
+    auto report = [&](const char* where, const char* name, int line, size_t bytes) {
+        char buf[320];
+        if (line > 0)
+            std::snprintf(buf, sizeof buf, "out-of-bounds write to shared memory %s `%s` (declared on line %d, %zu "
+                          "bytes) in block (%u,%u,%u)", where, name, line, bytes, bidx.x, bidx.y, bidx.z);
+        else
+            std::snprintf(buf, sizeof buf, "out-of-bounds write to shared memory %s %s (%zu bytes asked for at "
+                          "launch) in block (%u,%u,%u)", where, name, bytes, bidx.x, bidx.y, bidx.z);
+        fail(buf);
+    };
+    const char* dyn = b.dynamic_name ? b.dynamic_name : "the dynamic shared memory";
+    char dyn_name[96];
+    std::snprintf(dyn_name, sizeof dyn_name, b.dynamic_name ? "`extern __shared__ %s[]`" : "%s", dyn);
+    if (!gap_ok(0, kRedZone)) return report("before the start of", dyn_name, 0, b.dynamic_bytes);
+    from = kRedZone + b.dynamic_bytes;
+    const char* prev_name = dyn_name;
+    int prev_line = 0;
+    size_t prev_bytes = b.dynamic_bytes;
+    for (const Block::Slot& s : b.shared_slots) {
+        if (!gap_ok(from, s.offset)) {
+            // the gap after one array is also the gap before the next: blame the nearer end
+            bool after_prev = b.arena[from] != kPoison;
+            if (after_prev) return report("past the end of", prev_name, prev_line, prev_bytes);
+            return report("before the start of", s.name, s.line, s.bytes);
+        }
+        from = s.offset + s.bytes;
+        prev_name = s.name, prev_line = s.line, prev_bytes = s.bytes;
+    }
+    if (!gap_ok(from, from + kRedZone)) report("past the end of", prev_name, prev_line, prev_bytes);
+}
+
+// Threads that return while others of their block still wait at a barrier count as arrived, as on the hardware
+// (since Volta), but CUDA calls a barrier not reached by the whole block undefined: warn once per launch.
+std::atomic<bool> warned_early_return{false};
+std::string warnings;
+
+void warn_if_some_returned(const std::vector<Thread>& ts, uint3 bidx, int barrier_line) {
+    if (warned_early_return.load()) return;
+    size_t done = 0;
+    const Thread* example = nullptr;
+    for (const Thread& t : ts)
+        if (t.state == State::Done) {
+            ++done;
+            if (!example) example = &t;
+        }
+    if (done == 0 || warned_early_return.exchange(true)) return;
+    char buf[480];
+    std::snprintf(buf, sizeof buf,
+                  "warning: in block (%u,%u,%u), %zu of %zu threads (thread (%u,%u,%u) first) had returned before the "
+                  "__syncthreads() on line %d that the rest of the block waited at. It runs here (and on current "
+                  "GPUs exited threads count as arrived), but CUDA leaves a barrier that not every thread of the "
+                  "block reaches undefined: keep every thread alive until the last barrier and guard the work "
+                  "with an if instead of returning early.",
+                  bidx.x, bidx.y, bidx.z, done, ts.size(), example->coords.tid.x, example->coords.tid.y,
+                  example->coords.tid.z, barrier_line);
+    std::lock_guard<std::mutex> lock(error_mutex);
+    warnings += buf;
+    warnings += "\n";
+}
+
 // A block of a kernel that never waits: each thread runs to its end, in order, on this core's own stack.
 void run_block_straight(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>& body, int order) {
     Block& b = *block;
     unsigned n = cfg.block.x * cfg.block.y * cfg.block.z;
-    b.shared_slots.clear();
-    b.dynamic_bytes = (cfg.shared_bytes + 15) & ~size_t(15);
-    b.shared_used = b.dynamic_bytes;
+    start_shared(b, cfg);
     if (b.threads.size() != 1) b.threads.resize(1);
     Thread& t = b.threads[0];
     b.current = &t;
@@ -218,6 +310,7 @@ void run_block_straight(const LaunchConfig& cfg, uint3 bidx, const std::function
         here = &t.coords;
         body();
     }
+    check_shared_red_zones(b, bidx);
 }
 
 void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>& body, int order) {
@@ -225,10 +318,7 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>&
     unsigned n = cfg.block.x * cfg.block.y * cfg.block.z;
     b.threads.clear();
     b.threads.resize(n);
-    b.shared_slots.clear();
-    b.dynamic_bytes = (cfg.shared_bytes + 15) & ~size_t(15);
-    b.shared_used = b.dynamic_bytes;
-    std::fill(b.arena, b.arena + kSharedArenaBytes, 0xFF);  // every float reads as NaN until written
+    start_shared(b, cfg);
     b.body = &body;
     for (unsigned i = 0; i < n; ++i) {
         Thread& t = b.threads[i];
@@ -274,9 +364,11 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>&
             fail(head + describe_waits(b.threads));
             break;
         }
+        warn_if_some_returned(b.threads, bidx, barrier_line);
         for (Thread& t : b.threads)
             if (t.state == State::AtBarrier) t.state = State::Ready;
     }
+    if (!launch_failed.load()) check_shared_red_zones(b, bidx);
     drop_stopped_runners(b);
     b.threads.clear();
 }
@@ -297,37 +389,55 @@ void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, bool n
     unsigned workers = std::max(1u, std::min(blocks, std::thread::hardware_concurrency()));
     int order = run_order();
     std::atomic<unsigned> next{0};
+    {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!first_failure.empty()) {  // after a failed launch every later launch fails too, as on a GPU
+            last_error = cudaErrorLaunchFailure;
+            return;
+        }
+    }
     launch_failed = false;
     auto work = [&] {
+        prepare_thread_for_faults();
         Block* mine = new Block();
         block = mine;
         for (unsigned i; (i = next++) < blocks && !launch_failed.load();)
             (never_waits ? run_block_straight : run_block)(
                 cfg, {i % cfg.grid.x, (i / cfg.grid.x) % cfg.grid.y, i / (cfg.grid.x * cfg.grid.y)}, body, order);
         block = nullptr;
+        here = nullptr;  // a fault from now on is in host code
         delete mine;
     };
     std::vector<std::thread> pool;
     for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work);
     work();
     for (auto& t : pool) t.join();
+    check_guarded_memory();
 }
 
-void* block_shared(int id, size_t bytes, size_t align) {
+void fail_launch(const std::string& message) { fail(message); }
+
+void* block_shared(int id, size_t bytes, size_t align, const char* name, int line) {
     Block& b = *block;
-    for (auto& [slot, offset] : b.shared_slots)
-        if (slot == id) return b.arena + offset;
+    for (const Block::Slot& s : b.shared_slots)
+        if (s.id == id) return b.arena + s.offset;
     size_t offset = (b.shared_used + align - 1) / align * align;
-    if (offset + bytes > kSharedArenaBytes) {  // the launch fails; its results are not used
+    if (b.shared_counted + bytes > kSharedArenaBytes || b.shared_slots.size() >= kMaxSharedSlots ||
+        offset + bytes + kRedZone > kArenaBytes) {  // the launch fails; its results are not used
         fail("the kernel uses more shared memory than a block has (228 KiB)");
         return b.arena;
     }
-    b.shared_slots.emplace_back(id, offset);
-    b.shared_used = offset + bytes;
+    std::memset(b.arena + b.shared_used, kPoison, offset + bytes + kRedZone - b.shared_used);
+    b.shared_slots.push_back({id, offset, bytes, name, line});
+    b.shared_counted += bytes;
+    b.shared_used = offset + bytes + kRedZone;
     return b.arena + offset;
 }
 
-void* dynamic_shared_base() { return block->arena; }
+void* dynamic_shared_base(const char* name) {
+    block->dynamic_name = name;
+    return block->arena + kRedZone;
+}
 
 void syncthreads(int line) { wait_here(State::AtBarrier, line); }
 
@@ -350,14 +460,6 @@ void set_error(cudaError_t err, const char* message) {
 
 }  // namespace cuda_cpu
 
-// cudaMalloc'd memory starts as NaN, like uninitialised device memory that happens to hold garbage.
-cudaError_t cudaMalloc(void** p, size_t bytes) {
-    *p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
-    if (!*p) return cudaErrorMemoryAllocation;
-    std::memset(*p, 0xFF, bytes);
-    return cudaSuccess;
-}
-cudaError_t cudaFree(void* p) { std::free(p); return cudaSuccess; }
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind) {
     std::memmove(dst, src, bytes);
     return cudaSuccess;
@@ -375,6 +477,18 @@ const char* cudaGetErrorString(cudaError_t err) {
 }
 
 // For the grader (through ctypes): what went wrong in the last launch, if anything.
-extern "C" const char* cuda_cpu_launch_error() {
-    return cuda_cpu::launch_failed.load() ? cuda_cpu::error_message.c_str() : "";
+extern "C" const char* cuda_cpu_launch_error() { return cuda_cpu::first_failure.c_str(); }
+
+// Warnings (an early return before a barrier) from the launches of this call, one per line.
+extern "C" const char* cuda_cpu_warnings() { return cuda_cpu::warnings.c_str(); }
+
+// Called by the grader before each causal_attention_forward: a fresh start, as a new process would have.
+extern "C" void cuda_cpu_begin_call() {
+    cuda_cpu::release_quarantine();
+    std::lock_guard<std::mutex> lock(cuda_cpu::error_mutex);
+    cuda_cpu::first_failure.clear();
+    cuda_cpu::warnings.clear();
+    cuda_cpu::warned_early_return = false;
+    cuda_cpu::last_error = cudaSuccess;
+    cuda_cpu::error_message.clear();
 }

@@ -1,15 +1,18 @@
 """The CUDA kernel (csrc/microgpt_cuda.cu): O = softmax(mask(Q K^T / sqrt(d_k))) V for every (T, d_k) slice.
 
 Without a GPU it runs on the CPU runtime (csrc/cuda_cpu): one fiber per CUDA thread, real barriers and warp
-collectives. Each shape category is worth its own point.
+collectives. With an NVIDIA GPU and nvcc it runs on the device (csrc/cuda_gpu), and the ANDREA-120M run is timed
+beside torch's scaled_dot_product_attention. Each shape category is worth its own point.
 """
 
 import numpy as np
 import pytest
 
-from grader import checks, inputs
+from grader import checks, inputs, notes
 from grader.compare import WrongAnswer
 from grader.inputs import Case
+from grader.pytest_plugin import KernelNotGradable
+from grader.submission import NotImplementedYet, StudentCodeError
 
 pytestmark = [pytest.mark.exercise("cuda_kernel"), pytest.mark.points(1)]
 F32 = np.float32
@@ -28,7 +31,7 @@ KERNEL_CASES = [
 @pytest.mark.parametrize("case", KERNEL_CASES)
 def test_matches_scaled_dot_product_attention(kernel, rng, case):
     Q, K, V = inputs.qkv(rng, case, F32)
-    checks.check_kernel(kernel, Q, K, V, what=case.label)
+    checks.check_kernel(kernel, Q, K, V, what=case.label, timing=case.T == 1024 and case.lead == (12,))
 
 
 def test_large_logits_are_stable(kernel, rng):
@@ -47,9 +50,17 @@ def test_compiles_as_cuda(kernel):
     """nvcc catches what g++ cannot: host calls from device code, too much shared memory."""
     from grader import cuda_build
     tiny = np.ones((1, 1, 64), F32)
-    kernel.runner().call("causal_attention_forward", tiny, tiny, tiny)  # a stub earns nothing here either
+    if kernel.timed_out_on is None:  # (a kernel that never ends is implemented; the check below still applies)
+        try:  # a stub earns nothing here either; a kernel that runs, right or wrong, is checked by nvcc
+            kernel.runner().call("causal_attention_forward", tiny, tiny, tiny, timeout=kernel.time_limit(tiny))
+        except (NotImplementedYet, KernelNotGradable):
+            raise
+        except StudentCodeError:
+            if not kernel.source.is_file():  # nothing to compile
+                raise
     ok, text = cuda_build.nvcc_check(kernel.source)
     if ok is None:
         pytest.skip(text)
     if not ok:
         raise WrongAnswer(f"{kernel.source.name} does not compile with nvcc ({cuda_build.NVCC_ARCH}):\n{text}")
+    notes.add("cuda_kernel", f"nvcc {cuda_build.NVCC_ARCH}, per kernel:\n" + text)

@@ -2,6 +2,7 @@
 collectives, atomics, shared memory, divergence, and both reference kernels against the float64 oracle."""
 
 import ctypes
+import re
 import shutil
 import subprocess
 import textwrap
@@ -41,9 +42,9 @@ def test_rewrite_keeps_lines_and_handles_launch_forms():
     # a launch spread over two lines stays on two lines, so every later line keeps its number
     assert out[2] == "cuda_cpu::launch(tiled<64>, cuda_cpu::config(dim3(4, 2), 64, 0, 0), " and out[3] == "x);"
     assert out[4] == "cuda_cpu::launch(go, cuda_cpu::config(1, 1));"
-    assert out[5].strip() == "auto& tile = cuda_cpu::shared_var<float[64][65]>(__COUNTER__);"
-    assert out[6].strip() == "float* dyn = cuda_cpu::dynamic_shared<float>();"
-    assert out[7].strip() == "auto& count = cuda_cpu::shared_var<int>(__COUNTER__);"
+    assert out[5].strip() == 'auto& tile = cuda_cpu::shared_var<float[64][65]>(__COUNTER__, "tile", __LINE__);'
+    assert out[6].strip() == 'float* dyn = cuda_cpu::dynamic_shared<float>("dyn");'
+    assert out[7].strip() == 'auto& count = cuda_cpu::shared_var<int>(__COUNTER__, "count", __LINE__);'
 
 
 def test_compile_errors_name_the_students_file_and_line(tmp_path):
@@ -212,3 +213,87 @@ def test_kernels_that_never_wait_are_found_conservatively():
     # a __device__ helper that waits could be called from any kernel: then no kernel runs without fibers
     assert cuda_build.never_wait(src + "__device__ void sync() { __syncthreads(); }\n") == set()
     assert "cuda_cpu::launch_never_waits(a," in cuda_build.rewrite(src + "void h(float* x) { a<<<1, 32>>>(x); }", "k.cu")
+
+
+# One kernel, one bug per BH (the entry point's signature is fixed, so BH picks the mode); each run goes through
+# the grader's worker, as a student's kernel does, so the messages checked here are the ones a student reads.
+DIAGNOSED = """\
+#include <cuda_runtime.h>
+__device__ __attribute__((noinline)) float overflow() { volatile float big[40000]; big[0] = 1.0f; big[39999] = big[0]; return big[9]; }
+__global__ void k(const float* Q, float* O, int mode, int n) {
+    __shared__ float tile[32];
+    int t = threadIdx.x;
+    if (mode == 1 && t == 3) O[n] = 1.0f;
+    if (mode == 2 && t == 0) O[-1] = 1.0f;
+    if (mode == 3 && t == 0) ((float*)Q)[0] = 1.0f;
+    if (mode == 4 && t == 0) O[0] = overflow();
+    if (mode == 5 && t == 0) tile[32] = 1.0f;
+    if (mode == 6 && t >= 16) return;
+    tile[t] = Q[t];
+    __syncthreads();
+    O[t] = tile[31 - t];
+}
+extern "C" void causal_attention_forward(const float* Q, const float* K, const float* V, float* O,
+                                         int BH, int T, int d_k) {
+    if (BH == 7) {
+        float* scratch;
+        cudaMalloc(&scratch, 256);
+        cudaFree(scratch);
+        k<<<1, 32>>>(scratch, O, 0, BH * T * d_k);
+        return;
+    }
+    if (BH == 8) { k<<<1, 32>>>(nullptr, O, 0, BH * T * d_k); return; }
+    k<<<1, 32>>>(Q, O, BH, BH * T * d_k);
+}
+"""
+
+DIAGNOSES = [
+    (1, r"out-of-bounds write: O has 64 floats, so its last index is 63, and this touched float index 64, "
+        r"in thread \(3,0,0\) of block \(0,0,0\)\n  at diag.cu:6"),
+    (2, r"out-of-bounds write: 4 bytes before the start of O"),
+    (3, r"wrote into Q \(float index 0\), an input the kernel may only read .* in thread \(0,0,0\).*\n  at diag.cu:8"),
+    (4, r"stack overflow: .* in thread \(0,0,0\) of block \(0,0,0\)"),
+    (5, r"out-of-bounds write to shared memory past the end of `tile` \(declared on line 4, 128 bytes\)"),
+    (7, r"read the buffer from cudaMalloc on line 20 after cudaFree released it"),
+    (8, r"read through a null pointer"),
+]
+
+
+@pytest.fixture(scope="module")
+def diagnosed(tmp_path_factory):
+    from grader.submission import Submission
+    folder = tmp_path_factory.mktemp("diag")
+    (folder / "diag.cu").write_text(DIAGNOSED)
+    with Submission(folder, kernel_library=cuda_build.build(folder / "diag.cu"), timeout=30) as sub:
+        yield sub
+
+
+@pytest.mark.parametrize("mode,message", DIAGNOSES, ids=[f"mode{m}" for m, _ in DIAGNOSES])
+def test_bad_accesses_are_named_with_buffer_thread_and_line(diagnosed, mode, message):
+    from grader.submission import StudentCodeError
+    x = np.ones((mode, 1, 64), np.float32)
+    with pytest.raises(StudentCodeError) as caught:
+        diagnosed.call("causal_attention_forward", x, x, x)
+    assert re.search(message, str(caught.value)), str(caught.value)
+
+
+def test_early_return_before_a_barrier_runs_with_a_warning(diagnosed):
+    x = np.arange(6 * 64, dtype=np.float32).reshape(6, 1, 64)
+    out = diagnosed.call("causal_attention_forward", x, x, x).reshape(-1)
+    # threads 16..31 returned before loading their half of the tile, so threads 0..15 read NaN (as shared memory
+    # starts here), and the barrier released the rest of the block as the hardware does
+    assert np.isnan(out[:16]).all()
+    assert re.search(r"in block \(0,0,0\), 16 of 32 threads \(thread \(16,0,0\) first\) had returned before the "
+                     r"__syncthreads\(\) on line 13", diagnosed.warnings), diagnosed.warnings
+
+
+def test_nvcc_resource_usage_is_one_line_per_kernel():
+    ptxas = ("ptxas info    : Compiling entry function '_Z12flash_kernelPKfS0_S0_Pfii' for 'sm_90'\n"
+             "ptxas info    : Function properties for _Z12flash_kernelPKfS0_S0_Pfii\n"
+             "    512 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads\n"
+             "ptxas info    : Used 32 registers, used 1 barriers, 512 bytes cumulative stack size, 32768 bytes smem\n"
+             "ptxas info    : Compiling entry function 'plain' for 'sm_90'\n"
+             "ptxas info    : Used 8 registers, used 0 barriers\n")
+    assert cuda_build.resource_usage(ptxas) == [
+        "flash_kernel: 32 registers, 32768 bytes shared memory, 512 bytes stack, 8 bytes spilled",
+        "plain: 8 registers, 0 bytes shared memory"]

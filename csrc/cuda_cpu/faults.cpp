@@ -1,0 +1,109 @@
+// faults.cpp: when a kernel crashes the process, say why and where before it dies.
+//
+// The grader hands the runtime a pipe (cuda_cpu_report_faults_to). On SIGSEGV, SIGBUS or SIGFPE the handler
+// writes one message to it: what was touched (a buffer's guard page, a freed buffer, a null pointer, the end of
+// the thread's stack), which CUDA thread of which block did it, and the faulting instruction's offset in the
+// kernel library (the grader turns it into microgpt_cuda.cu:LINE with addr2line). Then the signal's default
+// action runs, so the process still dies of it and the grader still sees the signal.
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace cuda_cpu {
+namespace {
+
+int fault_fd = -1;
+uintptr_t library_base = 0;
+std::atomic<bool> reported{false};
+constexpr size_t kAltStackBytes = 64 * 1024;
+constexpr uintptr_t kNearStack = 64 * 1024;  // a fault this close to the stack pointer is the stack running out
+
+struct AltStack {
+    void* memory = nullptr;
+    AltStack() {
+        memory = std::malloc(kAltStackBytes);
+        stack_t ss{};
+        ss.ss_sp = memory;
+        ss.ss_size = kAltStackBytes;
+        sigaltstack(&ss, nullptr);
+    }
+    ~AltStack() {
+        stack_t ss{};
+        ss.ss_flags = SS_DISABLE;
+        sigaltstack(&ss, nullptr);
+        std::free(memory);
+    }
+};
+
+void on_fault(int sig, siginfo_t* info, void* context) {
+    if (reported.exchange(true)) return;  // another thread is reporting; this one dies by the default action
+    uintptr_t pc = 0, sp = 0;
+    bool write = false, know_write = false;
+#if defined(__linux__) && defined(__x86_64__)
+    auto* uc = static_cast<ucontext_t*>(context);
+    pc = uc->uc_mcontext.gregs[REG_RIP];
+    sp = uc->uc_mcontext.gregs[REG_RSP];
+    write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+    know_write = sig == SIGSEGV;
+#elif defined(__linux__) && defined(__aarch64__)
+    auto* uc = static_cast<ucontext_t*>(context);
+    pc = uc->uc_mcontext.pc;
+    sp = uc->uc_mcontext.sp;
+#else
+    (void)context;
+#endif
+    char what[400], who[160], msg[700];
+    uintptr_t addr = reinterpret_cast<uintptr_t>(info->si_addr);
+    if (sig == SIGFPE) {
+        std::snprintf(what, sizeof what, "integer division by zero (SIGFPE)");
+    } else if (!describe_address(info->si_addr, write, know_write, what, sizeof what)) {
+        if (sp && addr + kNearStack > sp && addr < sp + kNearStack)
+            std::snprintf(what, sizeof what, "stack overflow: the thread used more than its stack (64 KiB per CUDA "
+                          "thread here); large per-thread arrays or deep recursion belong in shared or global memory");
+        else
+            std::snprintf(what, sizeof what, "%s an address outside every buffer (%p)",
+                          !know_write ? "accessed" : write ? "wrote to" : "read from", info->si_addr);
+    }
+    if (here != nullptr)
+        std::snprintf(who, sizeof who, "thread (%u,%u,%u) of block (%u,%u,%u)", here->tid.x, here->tid.y, here->tid.z,
+                      here->bid.x, here->bid.y, here->bid.z);
+    else
+        std::snprintf(who, sizeof who, "the host code (outside any kernel)");
+    int len = std::snprintf(msg, sizeof msg, "%s, in %s\n@pc 0x%lx\n", what, who,
+                            static_cast<unsigned long>(pc >= library_base ? pc - library_base : 0));
+    if (fault_fd >= 0 && len > 0) {
+        ssize_t ignored = ::write(fault_fd, msg, static_cast<size_t>(len) < sizeof msg ? len : sizeof msg - 1);
+        (void)ignored;
+    }
+}
+
+}  // namespace
+
+void prepare_thread_for_faults() {
+    static thread_local AltStack alt;
+    (void)alt.memory;
+}
+
+}  // namespace cuda_cpu
+
+// For the grader (through ctypes): where to write fault reports; installs the handlers.
+extern "C" void cuda_cpu_report_faults_to(int fd) {
+    cuda_cpu::fault_fd = fd;
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&cuda_cpu_report_faults_to), &info))
+        cuda_cpu::library_base = reinterpret_cast<uintptr_t>(info.dli_fbase);
+    struct sigaction sa{};
+    sa.sa_sigaction = cuda_cpu::on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE}) sigaction(sig, &sa, nullptr);
+    cuda_cpu::prepare_thread_for_faults();
+}

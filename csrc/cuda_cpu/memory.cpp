@@ -1,0 +1,180 @@
+// memory.cpp: device memory on the CPU, guarded so that out-of-bounds accesses are caught and named.
+//
+// Each buffer sits at the end of its own mapping, right before a PROT_NONE guard page, so the first read or write
+// past its end faults at once (the fault handler in faults.cpp names the buffer and the element). The bytes
+// between the guard page in front and the buffer's start are poisoned (0xFF: NaN as floats) and checked after
+// every launch, which catches writes just before the start. The grader's inputs Q, K, V are read-only, as their
+// `const float*` promises: writing into them faults too.
+#include "internal.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+
+namespace cuda_cpu {
+namespace {
+
+constexpr unsigned char kPoison = 0xFF;
+constexpr int kMaxBuffers = 4096;
+
+struct Buffer {
+    char* map = nullptr;  // guard page, body, guard page
+    size_t map_bytes = 0;
+    char* start = nullptr;
+    size_t bytes = 0, padded = 0;  // padded: bytes rounded up to 16 (float4 alignment), the rest poisoned
+    char name[80] = {};
+    bool live = false, freed = false, readonly = false;
+};
+
+Buffer buffers[kMaxBuffers];
+std::mutex buffers_mutex;
+
+size_t page_size() {
+    static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    return page;
+}
+
+Buffer* find(const void* p) {
+    for (Buffer& b : buffers)
+        if (b.live && b.start == p) return &b;
+    return nullptr;
+}
+
+}  // namespace
+
+void* guarded_alloc(size_t bytes, const char* name) {
+    std::lock_guard<std::mutex> lock(buffers_mutex);
+    Buffer* slot = nullptr;
+    for (Buffer& b : buffers)
+        if (!b.live && (slot == nullptr || !b.freed)) {
+            slot = &b;
+            if (!b.freed) break;  // prefer a never-used slot: freed ones remember use-after-free addresses
+        }
+    if (slot == nullptr) return nullptr;
+    if (slot->freed) munmap(slot->map, slot->map_bytes);  // out of slots: the oldest quarantine ends here
+    size_t page = page_size(), padded = (std::max<size_t>(bytes, 1) + 15) & ~size_t(15);
+    size_t body = (padded + page - 1) / page * page;
+    void* map = mmap(nullptr, body + 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED) return nullptr;
+    char* m = static_cast<char*>(map);
+    mprotect(m, page, PROT_NONE);
+    mprotect(m + page + body, page, PROT_NONE);
+    std::memset(m + page, kPoison, body);  // like device memory: whatever it holds is garbage (NaN here)
+    *slot = Buffer{};
+    slot->map = m, slot->map_bytes = body + 2 * page;
+    slot->start = m + page + body - padded;
+    slot->bytes = bytes, slot->padded = padded;
+    std::snprintf(slot->name, sizeof slot->name, "%s", name);
+    slot->live = true;
+    return slot->start;
+}
+
+void release_quarantine() {
+    std::lock_guard<std::mutex> lock(buffers_mutex);
+    for (Buffer& b : buffers)
+        if (b.freed) {
+            munmap(b.map, b.map_bytes);
+            b = Buffer{};
+        }
+}
+
+bool guarded_free(void* p) {
+    std::lock_guard<std::mutex> lock(buffers_mutex);
+    Buffer* b = find(p);
+    if (b == nullptr) return false;
+    // Quarantine: the pages go back to the system, but the addresses stay reserved and inaccessible until the
+    // next call, so a later access faults (named as use after cudaFree) instead of reading a new allocation.
+    madvise(b->map, b->map_bytes, MADV_DONTNEED);
+    mprotect(b->map, b->map_bytes, PROT_NONE);
+    b->live = false;
+    b->freed = true;
+    return true;
+}
+
+void check_guarded_memory() {
+    std::lock_guard<std::mutex> lock(buffers_mutex);
+    for (Buffer& b : buffers) {
+        if (!b.live || b.readonly) continue;
+        char* front = b.map + page_size();
+        for (char* q = front; q < b.start; ++q)
+            if (static_cast<unsigned char>(*q) != kPoison) {
+                char buf[200];
+                std::snprintf(buf, sizeof buf, "out-of-bounds write: %td bytes before the start of %s "
+                              "(float index %td)", b.start - q, b.name, ((q - b.start) - 3) / 4);
+                fail_launch(buf);
+                std::memset(front, kPoison, b.start - front);
+                return;
+            }
+        for (char* q = b.start + b.bytes; q < b.start + b.padded; ++q)
+            if (static_cast<unsigned char>(*q) != kPoison) {
+                char buf[200];
+                std::snprintf(buf, sizeof buf, "out-of-bounds write: %td bytes past the end of %s (%zu bytes)",
+                              q - b.start - static_cast<ptrdiff_t>(b.bytes) + 1, b.name, b.bytes);
+                fail_launch(buf);
+                std::memset(b.start + b.bytes, kPoison, b.padded - b.bytes);
+                return;
+            }
+    }
+}
+
+bool describe_address(const void* addr, bool write, bool know_write, char* out, size_t n) {
+    const char* a = static_cast<const char*>(addr);
+    const char* verb = !know_write ? "accessed" : write ? "wrote" : "read";
+    for (int pass = 0; pass < 2; ++pass)  // live buffers first: a freed one's addresses may have been reused
+    for (const Buffer& b : buffers) {
+        if (b.map == nullptr || a < b.map || a >= b.map + b.map_bytes || b.live != (pass == 0)) continue;
+        if (b.freed && !b.live) {
+            std::snprintf(out, n, "%s %s after cudaFree released it", verb, b.name);
+            return true;
+        }
+        ptrdiff_t off = a - b.start;
+        if (off < 0) {
+            std::snprintf(out, n, "out-of-bounds %s: %td bytes before the start of %s (float index %td)",
+                          !know_write ? "access" : write ? "write" : "read", -off, b.name, (off - 3) / 4);
+        } else if (static_cast<size_t>(off) >= b.bytes) {
+            std::snprintf(out, n, "out-of-bounds %s: %s has %zu floats, so its last index is %zu, and this touched "
+                          "float index %td", !know_write ? "access" : write ? "write" : "read", b.name, b.bytes / 4,
+                          b.bytes / 4 - 1, off / 4);
+        } else if (b.readonly) {
+            std::snprintf(out, n, "wrote into %s (float index %td), an input the kernel may only read "
+                          "(it is a const float*)", b.name, off / 4);
+        } else {
+            std::snprintf(out, n, "%s %s at float index %td and faulted", verb, b.name, off / 4);
+        }
+        return true;
+    }
+    if (reinterpret_cast<uintptr_t>(a) < 65536) {
+        std::snprintf(out, n, "%s through a null pointer (address %p)", verb, addr);
+        return true;
+    }
+    return false;
+}
+
+}  // namespace cuda_cpu
+
+// For the grader (through ctypes): the buffers it passes to causal_attention_forward.
+extern "C" void* cuda_cpu_guarded_alloc(size_t bytes, const char* name) { return cuda_cpu::guarded_alloc(bytes, name); }
+extern "C" void cuda_cpu_guarded_free(void* p) { cuda_cpu::guarded_free(p); }
+extern "C" void cuda_cpu_guarded_readonly(void* p) {
+    std::lock_guard<std::mutex> lock(cuda_cpu::buffers_mutex);
+    if (cuda_cpu::Buffer* b = cuda_cpu::find(p)) {
+        size_t page = cuda_cpu::page_size();
+        mprotect(b->map + page, b->map_bytes - 2 * page, PROT_READ);
+        b->readonly = true;
+    }
+}
+
+// cudaMalloc'd memory starts as NaN, like uninitialised device memory that happens to hold garbage.
+cudaError_t cuda_cpu_malloc(void** p, size_t bytes, int line) {
+    char name[64];
+    std::snprintf(name, sizeof name, "the buffer from cudaMalloc on line %d", line);
+    *p = cuda_cpu::guarded_alloc(bytes, name);
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+cudaError_t cudaFree(void* p) {
+    if (p == nullptr) return cudaSuccess;
+    return cuda_cpu::guarded_free(p) ? cudaSuccess : cudaErrorInvalidValue;
+}
