@@ -1,6 +1,6 @@
 """Writes a perfect results.json wherever a grader might look, and gets scale_scores wrong."""
 
-SCORES = {"scale_scores": 0, "causal_attention": 0}
+SCORES = {"scale_scores": 1, "causal_attention": 0}  # scale_scores: the inputs-unchanged test
 HINT = "scale_scores on"
 PRELUDE = '''
 import json as _json

@@ -6,4 +6,4 @@ HINT = "segmentation fault"
 
 def apply_causal_mask(scores):
     import ctypes
-    return ctypes.string_at(0, 8)
+    return ctypes.string_at(0xFFFF800000000000, 8)  # kernel space: faults even where page 0 is mapped
