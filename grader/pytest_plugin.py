@@ -29,6 +29,8 @@ def pytest_addoption(parser):
                          "give it several times to grade several submissions in one run")
     group.addoption("--call-timeout", type=float, default=DEFAULT_TIMEOUT,
                     help="seconds one call into the student's code may take (default: %(default)s)")
+    group.addoption("--exercise", default=None, metavar="NAME",
+                    help="run only the tests of this exercise (its kernel is built only if NAME is cuda_kernel)")
 
 
 def submissions(config):
@@ -55,6 +57,20 @@ def test_key(item):
 def pytest_configure(config):
     config.addinivalue_line("markers", "exercise(name): the exercise a graded test belongs to")
     config.addinivalue_line("markers", "points(n): how many points a graded test is worth")
+
+
+def pytest_collection_modifyitems(config, items):
+    """--exercise NAME: deselect every other test at collection, so nothing else runs (nor builds)."""
+    only = config.getoption("--exercise")
+    if not only:
+        return
+    def exercise_of(item):
+        marker = item.get_closest_marker("exercise")
+        return marker.args[0] if marker is not None and marker.args else None
+    dropped = [item for item in items if exercise_of(item) != only]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if exercise_of(item) == only]
 
 
 def graded_info(item):
