@@ -162,10 +162,10 @@ def _difference(student, reference):
     return np.where(_masked(student) & _masked(reference), -np.inf, np.where(same_kind, diff, np.nan))
 
 
-def _overlay(a):
-    """RGBA over the colour map: grey where masked, magenta where NaN or +inf, transparent elsewhere."""
+def _overlay(a, hidden):
+    """RGBA over the colour map: grey where masked (or hidden), magenta where NaN or +inf, transparent elsewhere."""
     rgba = np.zeros(a.shape + (4,))
-    rgba[_masked(a)] = MASKED_COLOUR
+    rgba[_masked(a) | hidden] = MASKED_COLOUR
     rgba[np.isnan(a) | (a == np.inf)] = INVALID_COLOUR
     return rgba
 
@@ -193,12 +193,12 @@ def _staircase(ax):
     ax.plot(xs, ys, color="black", linewidth=0.8, linestyle=(0, (2, 1)))
 
 
-def _panel(fig, ax, data, cmap, norm, title, boundary):
+def _panel(fig, ax, data, cmap, norm, title, boundary, hidden):
     from matplotlib import colormaps
     shown = np.where(np.isfinite(data) & ~_masked(data), data, np.nan)
     cmap = colormaps[cmap].with_extremes(bad=(1, 1, 1, 0))  # cells that are not finite: left to the overlay
     image = ax.imshow(shown, cmap=cmap, norm=norm, interpolation="nearest")
-    ax.imshow(_overlay(data), interpolation="nearest")
+    ax.imshow(_overlay(data, hidden), interpolation="nearest")
     if boundary:
         _staircase(ax)
     ax.set_title(title, fontsize=11)
@@ -241,14 +241,19 @@ def _render(picture, path):
     peak = max(np.abs(spread).max(), 1e-12)
     weights = picture.exercise in ("row_softmax", "cuda_kernel")
     boundary = picture.exercise != "scale_scores"  # raw scores have no mask yet
-    _panel(fig, axes[0], picture.student, cmap, norm, "yours" + _row_sums(picture.student, weights), boundary)
+    # weights have no -inf: their hidden future is where j > i and the weight is exactly 0, greyed the same way
+    future = oracle.future_mask(T) if weights else np.zeros((T, T), bool)
+    student_hidden, reference_hidden = future & (picture.student == 0), future & (picture.reference == 0)
+    _panel(fig, axes[0], picture.student, cmap, norm, "yours" + _row_sums(picture.student, weights), boundary,
+           student_hidden)
     _panel(fig, axes[1], picture.reference, cmap, norm, "reference" + _row_sums(picture.reference, weights),
-           boundary)
+           boundary, reference_hidden)
     _panel(fig, axes[2], diff, "PuOr_r", colors.Normalize(-peak, peak),
-           f"yours - reference (largest finite |difference| {np.abs(spread).max():.2g})", boundary)
+           f"yours - reference (largest finite |difference| {np.abs(spread).max():.2g})", boundary,
+           student_hidden & reference_hidden)
     fig.suptitle(f"{picture.exercise}: {WHAT[picture.exercise]}\n"
                  f"one head, the first {T} positions of a seeded public input", fontsize=12)
-    legend = [Patch(color=MASKED_COLOUR, label="-inf (masked)"),
+    legend = [Patch(color=MASKED_COLOUR, label="weight 0 in the future (masked)" if weights else "-inf (masked)"),
               Patch(color=INVALID_COLOUR, label="NaN or +inf, or masked in only one of the two")]
     if boundary:
         legend.append(Line2D([], [], color="black", linestyle=(0, (2, 1)),
