@@ -78,7 +78,7 @@ def reference_matrix(exercise, args):
 
 
 def student_matrix(submission_dir, exercise, func, args, timeout=DEFAULT_TIMEOUT):
-    """(the student's (T, T) matrix, None) or (None, why not); the student's code runs in a worker."""
+    """(the student's (T, T) matrix, "") or (None, why not); the student's code runs in a worker."""
     from grader.submission import StudentCodeError, Submission
     try:
         library = None
@@ -92,7 +92,7 @@ def student_matrix(submission_dir, exercise, func, args, timeout=DEFAULT_TIMEOUT
     if not isinstance(got, np.ndarray) or got.shape != expected:
         return None, f"{func} returned {getattr(got, 'shape', type(got).__name__)}, not an array of shape {expected}"
     try:
-        return np.asarray(got[0, :, :T], dtype=np.float64), None
+        return np.asarray(got[0, :, :T], dtype=np.float64), ""
     except (TypeError, ValueError) as exc:
         return None, f"{func} returned {got.dtype} values that are not real numbers ({exc})"
 
