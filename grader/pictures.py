@@ -238,7 +238,7 @@ def _render(picture, path):
     cmap, norm = _norms(picture)
     diff = picture.difference
     spread = _finite(diff)
-    peak = max(np.abs(spread).max(), 1e-12)
+    peak = np.abs(spread).max() or 1.0  # no finite difference at all: any symmetric scale will do
     weights = picture.exercise in ("row_softmax", "cuda_kernel")
     boundary = picture.exercise != "scale_scores"  # raw scores have no mask yet
     # weights have no -inf: their hidden future is where j > i and the weight is exactly 0, greyed the same way
