@@ -20,7 +20,7 @@ built = []
 real = cuda_build.build
 cuda_build.build = lambda *a, **k: built.append(a) or real(*a, **k)
 code = main(sys.argv[1:])
-print(f"kernel builds: {len(built)}")
+print(f"kernel builds: {len(built)}; matplotlib imported: {'matplotlib' in sys.modules}")
 sys.exit(code)
 """
 
@@ -45,7 +45,7 @@ def test_one_python_exercise_runs_alone_builds_no_kernel_and_names_its_picture(w
     proc = grade_counting_builds("--submission", wrong_axis, "--exercise", "row_softmax", "--results", out,
                                  "--report-dir", report)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "kernel builds: 0" in proc.stdout
+    assert "kernel builds: 0; matplotlib imported: True" in proc.stdout
     tags = {t["tags"][0] for t in json.loads(out.read_text())["tests"]}
     assert tags == {"row_softmax"}
     assert [p.name for p in report.iterdir()] == ["row_softmax.png"]
@@ -61,6 +61,7 @@ def test_the_kernel_exercise_builds_the_kernel(tmp_path):
     assert "kernel builds: 0" not in proc.stdout and "kernel builds:" in proc.stdout
     assert "cuda_kernel" in proc.stdout and "row_softmax" not in proc.stdout
     assert list(tmp_path.iterdir()) == []  # a stub gets no picture
+    assert "matplotlib imported: False" in proc.stdout  # and no picture costs no matplotlib import
 
 
 def test_unknown_exercise_is_named_with_the_valid_ones():

@@ -2,8 +2,6 @@
 known-wrong submission's picture differs from the reference's where its bug is, in the arrays and in the pixels."""
 
 import struct
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -135,10 +133,7 @@ def test_failing_draws_only_failures_all_draws_passing_none_clears_old_pictures(
     assert list(tmp_path.glob("*.png")) == []
 
 
-def test_pictures_use_public_inputs_and_import_matplotlib_only_to_draw():
-    # the picture inputs are seeded with the public seed the student release ships, never the hidden one
+def test_pictures_use_the_public_seed():
+    # the student release ships this seed; the hidden suite's never reaches a picture
     from grader.pytest_plugin import PUBLIC_SEED
     assert pictures.PUBLIC_SEED == PUBLIC_SEED
-    code = "import sys, grader.grade, grader.pictures; print('matplotlib' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert out.stdout.strip() == "False", out.stderr
