@@ -61,20 +61,12 @@ class _ProgressShown:
             self.bar.__exit__(*exc)
 
 
-class _Drawn(dict):
-    """{exercise: path of its PNG}, and how long drawing took."""
-    seconds = 0.0
-
-
 def _draw_pictures(run, submission, args):
+    """({exercise: PNG path}, seconds spent drawing) for --pictures; student code runs in workers, as in grading."""
     from grader import pictures  # its matplotlib waits until a picture is drawn
-    drawn, started = _Drawn(), time.perf_counter()
-    for exercise, picture in pictures.draw_after_grading(run.results, submission, args.report_dir,
-                                                         args.pictures).items():
-        if picture.path is not None:
-            drawn[exercise] = picture.path
-    drawn.seconds = time.perf_counter() - started
-    return drawn
+    started = time.perf_counter()
+    drawn = pictures.draw_after_grading(run.results, submission, args.report_dir, args.pictures)
+    return {ex: p.path for ex, p in drawn.items() if p.path is not None}, time.perf_counter() - started
 
 
 def main(args):
@@ -102,7 +94,7 @@ def main(args):
     if args.exercise and not run.results:
         print(f"grader: the {args.suite} suite has no tests of {args.exercise}", file=sys.stderr)
         return 2
-    drawn = _draw_pictures(run, submission, args)
+    drawn, drawing_time = _draw_pictures(run, submission, args)
     where = submission.resolve()
     try:
         where = where.relative_to(Path.cwd())
@@ -119,7 +111,8 @@ def main(args):
         process_start = getattr(args, "process_start", started)
         Path(args.timings).write_text(json.dumps(dict(
             timings.TOTALS, imports=started - process_start, pytest=pytest_time,
-            report=time.perf_counter() - started - pytest_time, pictures=drawn.seconds, process=time.perf_counter() - process_start)) + "\n")
+            report=time.perf_counter() - started - pytest_time, pictures=drawing_time,
+            process=time.perf_counter() - process_start)) + "\n")
     return 2 if run.problems else 0
 
 
