@@ -137,3 +137,12 @@ def test_pictures_use_the_public_seed():
     # the student release ships this seed; the hidden suite's never reaches a picture
     from grader.pytest_plugin import PUBLIC_SEED
     assert pictures.PUBLIC_SEED == PUBLIC_SEED
+
+
+def test_a_picture_that_cannot_be_drawn_costs_only_the_picture(monkeypatch, tmp_path, capsys):
+    def broken(*args, **kwargs):
+        raise RuntimeError("no canvas")
+    monkeypatch.setattr(pictures, "draw_for", broken)
+    assert pictures.draw_after_grading(_results("row_softmax", False, "3 of 9 elements wrong"), ROOT / "solutions",
+                                       tmp_path) == {}
+    assert "could not draw the picture of row_softmax" in capsys.readouterr().err
