@@ -10,11 +10,13 @@ STAMP := $(VENV)/.installed
 SUBMISSION ?= exercises
 SUITE ?= public
 ARGS ?=
+EX ?=
 
 .PHONY: grade test exercises controls bench venv system-deps clean help
 
 help:
 	@echo "make grade [SUBMISSION=DIR] [SUITE=public|hidden|all]  grade a submission (default: exercises/)"
+	@echo "make grade EX=row_softmax                               grade one exercise (pictures: grade-report/)"
 	@echo "make test                                               the grader's self-tests"
 	@echo "make exercises                                          regenerate exercises/ from solutions/"
 	@echo "make controls                                           grade the known-wrong submissions"
@@ -37,7 +39,7 @@ system-deps:
 
 grade: $(STAMP)
 	@$(MAKE) -s system-deps || echo "(until then the CUDA kernel cannot be graded here; the Python exercises can)" >&2
-	@$(PY) -m grader grade --submission $(SUBMISSION) --suite $(SUITE) $(ARGS)
+	@$(PY) -m grader grade --submission $(SUBMISSION) --suite $(SUITE) $(if $(EX),--exercise $(EX)) $(ARGS)
 
 test: $(STAMP) system-deps
 	$(PY) -m pytest tests/self -n 2 --dist loadfile -p no:cacheprovider $(ARGS)

@@ -22,6 +22,14 @@ def add_arguments(parser):
     parser.add_argument("--results", metavar="FILE", help="also write Gradescope's results.json to FILE")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                         help="seconds one call into the student's code may take (default: %(default)s)")
+    parser.add_argument("--exercise", metavar="NAME",
+                        help="grade only this exercise, for the edit-run loop (make grade EX=NAME); "
+                             f"one of {', '.join(collect.EXERCISES)}")
+    parser.add_argument("--pictures", choices=("failing", "all", "none"), default="failing",
+                        help="draw the student's attention matrix next to the reference's as a PNG: for failing "
+                             "exercises (default), all pictured exercises, or none")
+    parser.add_argument("--report-dir", default="grade-report", metavar="DIR",
+                        help="folder for the pictures (default: %(default)s)")
     parser.add_argument("--timings", metavar="FILE",
                         help="write where grading time went (imports, workers, comparisons) as JSON to FILE "
                              "(used by make bench)")
@@ -53,6 +61,14 @@ class _ProgressShown:
             self.bar.__exit__(*exc)
 
 
+def _draw_pictures(run, submission, args):
+    """({exercise: PNG path}, seconds spent drawing) for --pictures; student code runs in workers, as in grading."""
+    from grader import pictures  # its matplotlib waits until a picture is drawn
+    started = time.perf_counter()
+    drawn = pictures.draw_after_grading(run.results, submission, args.report_dir, args.pictures)
+    return {ex: p.path for ex, p in drawn.items() if p.path is not None}, time.perf_counter() - started
+
+
 def main(args):
     started = time.perf_counter()
     console = Console(highlight=False, width=None if Console().is_terminal else 110)
@@ -63,19 +79,30 @@ def main(args):
         print(f"grader: no {', '.join(str(p.relative_to(ROOT)) for p in missing)} in this copy "
               f"(the hidden suite stays with the instructor); use --suite public", file=sys.stderr)
         return 2
+    if args.exercise is not None and args.exercise not in collect.EXERCISES:
+        print(f"grader: there is no exercise {args.exercise!r}; the exercises are: {', '.join(collect.EXERCISES)}",
+              file=sys.stderr)
+        return 2
     if not submission.is_dir():
         print(f"grader: {submission} is not a folder: pass the folder that holds attention.py", file=sys.stderr)
         return 2
     pytest_started = time.perf_counter()
     with _ProgressShown(console) as progress:
-        run = collect.run_pytest(paths, [submission.resolve()], args.timeout, progress=progress)
+        run = collect.run_pytest(paths, [submission.resolve()], args.timeout, progress=progress,
+                                 extra_args=["--exercise", args.exercise] if args.exercise else [])
     pytest_time = time.perf_counter() - pytest_started
+    if args.exercise and not run.results:
+        print(f"grader: the {args.suite} suite has no tests of {args.exercise}", file=sys.stderr)
+        return 2
+    drawn, drawing_time = _draw_pictures(run, submission, args)
     where = submission.resolve()
     try:
         where = where.relative_to(Path.cwd())
     except ValueError:
         pass
-    scorecard.render(run, title=f"Causal self-attention: grading {where}/ ({args.suite} suite)", console=console)
+    only = f", {args.exercise} only" if args.exercise else ""
+    scorecard.render(run, title=f"Causal self-attention: grading {where}/ ({args.suite} suite{only})",
+                     console=console, pictures=drawn)
     elapsed = time.perf_counter() - started
     if args.results:
         results.write(args.results, run, execution_time=elapsed)
@@ -84,7 +111,8 @@ def main(args):
         process_start = getattr(args, "process_start", started)
         Path(args.timings).write_text(json.dumps(dict(
             timings.TOTALS, imports=started - process_start, pytest=pytest_time,
-            report=time.perf_counter() - started - pytest_time, process=time.perf_counter() - process_start)) + "\n")
+            report=time.perf_counter() - started - pytest_time, pictures=drawing_time,
+            process=time.perf_counter() - process_start)) + "\n")
     return 2 if run.problems else 0
 
 

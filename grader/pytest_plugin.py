@@ -33,6 +33,8 @@ def pytest_addoption(parser):
     group.addoption("--share-identical-code", action="store_true",
                     help="reuse one submission's answer for another whose code for that function is identical "
                          "(for the controls only: our own submissions)")
+    group.addoption("--exercise", default=None, metavar="NAME",
+                    help="run only the tests of this exercise (its kernel is built only if NAME is cuda_kernel)")
 
 
 def submissions(config):
@@ -60,6 +62,20 @@ def pytest_configure(config):
     isolation.protect_answers()  # as root, workers run as other uids: the reference and hidden suite stay ours
     config.addinivalue_line("markers", "exercise(name): the exercise a graded test belongs to")
     config.addinivalue_line("markers", "points(n): how many points a graded test is worth")
+
+
+def pytest_collection_modifyitems(config, items):
+    """--exercise NAME: deselect every other test at collection, so nothing else runs (nor builds)."""
+    only = config.getoption("--exercise")
+    if not only:
+        return
+    def exercise_of(item):
+        marker = item.get_closest_marker("exercise")
+        return marker.args[0] if marker is not None and marker.args else None
+    dropped = [item for item in items if exercise_of(item) != only]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if exercise_of(item) == only]
 
 
 def graded_info(item):

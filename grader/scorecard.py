@@ -1,5 +1,7 @@
 """The scorecard: one line per exercise with points earned / possible, each failing test's message, a total."""
 
+from pathlib import Path
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -46,7 +48,19 @@ def _clip(message):
     return "\n".join(lines)
 
 
-def render(run, *, title, console=None):
+def _shown_path(path):
+    """A picture's path relative to the current folder where it can be: short enough to copy."""
+    path = Path(path).resolve()
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def render(run, *, title, console=None, pictures=None):
+    """Print the scorecard; pictures: {exercise: PNG path}, named under each failing exercise (and listed
+    at the end, for passing exercises drawn on request)."""
+    pictures = pictures or {}
     console = console or Console(width=None if Console().is_terminal else 110, highlight=False)
     totals = exercise_totals(run.results)
     console.print(Text(title, style="bold"))
@@ -78,6 +92,9 @@ def render(run, *, title, console=None):
         if all(r.not_implemented for r in failed) and len(failed) == len(rs):
             console.print(f"  {NOT_IMPLEMENTED_ADVICE.get(ex, f'not implemented yet: fill in {ex} in attention.py')}")
             continue
+        if ex in pictures:
+            console.print(Text(f"  picture: {_shown_path(pictures[ex])} (yours, the reference, the difference)",
+                               style="cyan"), soft_wrap=True)
         shown = set()
         for n, r in enumerate(failed):
             test = escape(r.name.split("::", 1)[-1])
@@ -90,6 +107,10 @@ def render(run, *, title, console=None):
             if n >= FULL_MESSAGES:  # later failures: the headline and the hints, not every index again
                 lines = lines[:1] + [line for line in lines[1:] if line.lstrip().startswith("hint:")]
             console.print(Text("    " + _clip("\n".join(lines)).replace("\n", "\n    ")), soft_wrap=True)
+    passing = [ex for ex in pictures if ex in totals and totals[ex][0] == totals[ex][1]]
+    if passing:
+        console.print(f"\npictures of passing exercises: {', '.join(_shown_path(pictures[ex]) for ex in passing)}",
+                      soft_wrap=True)
     for problem in run.problems:
         console.print(Text(f"\ngrader problem: {problem}", style="bold red"))
     return earned_all, possible_all

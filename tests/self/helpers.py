@@ -17,6 +17,7 @@ def run_grader(*args, timeout=600):
 def grade_to_json(folder, tmp_path, *extra):
     """Grade folder with the CLI; return (results.json dict, scorecard text)."""
     out = tmp_path / "results.json"
-    proc = run_grader("grade", "--submission", folder, "--results", out, *extra)
+    proc = run_grader("grade", "--submission", folder, "--results", out, "--report-dir", tmp_path / "grade-report",
+                      *extra)  # pictures of failing exercises: in tmp_path, not the repository's grade-report/
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return json.loads(out.read_text()), proc.stdout

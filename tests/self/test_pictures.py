@@ -1,0 +1,148 @@
+"""The attention pictures (grader/pictures.py): each is a PNG of the promised size, drawn from public inputs, and a
+known-wrong submission's picture differs from the reference's where its bug is, in the arrays and in the pixels."""
+
+import struct
+
+import numpy as np
+import pytest
+
+from grader import controls, pictures
+from grader.collect import TestResult as Graded
+from helpers import ROOT
+
+PYTHON_PICTURED = ("scale_scores", "apply_causal_mask", "row_softmax")
+
+
+@pytest.fixture(scope="module")
+def control_folder(tmp_path_factory):
+    """control_folder(name) -> a submission folder with that known-wrong attention.py and kernel. Written here,
+    not in build/controls/, which `python -m grader controls` may be rewriting in another test process."""
+    made = {}
+
+    def make(name):
+        if name not in made:
+            control = next(c for c in controls.all_controls() if c.name == name)
+            folder = made[name] = tmp_path_factory.mktemp(name)
+            (folder / "attention.py").write_text(controls.mutate(controls.REFERENCE.read_text(), control.source))
+            (folder / "microgpt_cuda.cu").write_text(
+                controls.edit_kernel(controls.REFERENCE_KERNEL.read_text(), control.kernel_edits))
+        return made[name]
+    return make
+
+
+def png_size(path):
+    """(width, height) from a PNG's signature and IHDR chunk; fails on anything that is not a PNG."""
+    head = path.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR", f"{path} is not a PNG"
+    return struct.unpack(">II", head[16:24])
+
+
+def pixel(image, picture, panel, i, j):
+    """The RGB colour of cell (i, j) of a panel: the centre of the cell in the PNG."""
+    left, top, right, bottom = picture.panels[panel]
+    x = left + (j + 0.5) * (right - left) / pictures.T
+    y = top + (i + 0.5) * (bottom - top) / pictures.T
+    return image[int(y), int(x), :3]
+
+
+def is_grey(rgb):
+    return np.allclose(rgb, pictures.MASKED_COLOUR[:3], atol=0.02)
+
+
+@pytest.mark.parametrize("exercise", PYTHON_PICTURED)
+def test_reference_draws_a_png_of_the_promised_size_with_no_difference(exercise, tmp_path):
+    picture = pictures.draw_for(ROOT / "solutions", exercise, tmp_path)
+    assert picture.path == tmp_path / f"{exercise}.png" and picture.why_not == ""
+    assert png_size(picture.path) == pictures.SIZE
+    assert picture.student.shape == picture.reference.shape == (pictures.T, pictures.T)
+    diff = picture.difference
+    assert not np.isnan(diff).any()  # masked (-inf) exactly where the reference is
+    assert np.abs(diff[np.isfinite(diff)]).max() < 1e-12
+
+
+def test_leaking_mask_is_coloured_above_the_diagonal(control_folder, tmp_path):
+    from matplotlib.image import imread
+    picture = pictures.draw_for(control_folder("mask_leaks_future"), "apply_causal_mask", tmp_path)
+    T, ref, got = pictures.T, picture.reference, picture.student
+    above = np.arange(T - 1), np.arange(1, T)  # (i, i + 1): the position each query must not yet see
+    assert np.isneginf(ref[above]).all() and np.isfinite(got[above]).all()
+    assert np.isnan(picture.difference[above]).all()  # masked in one, not the other: magenta in the picture
+    leak_free = np.ones((T, T), bool)
+    leak_free[above] = False
+    assert np.array_equal(got[leak_free], ref[leak_free])
+    image = imread(picture.path)
+    assert image.shape[:2] == pictures.SIZE[::-1]
+    for i in (0, 10, 29):
+        assert is_grey(pixel(image, picture, "reference", i, i + 1))
+        assert not is_grey(pixel(image, picture, "student", i, i + 1))
+        assert np.allclose(pixel(image, picture, "difference", i, i + 1), pictures.INVALID_COLOUR[:3], atol=0.02)
+        assert is_grey(pixel(image, picture, "student", i, i + 2))  # further ahead it masks like the reference
+        assert not is_grey(pixel(image, picture, "student", i + 1, i))
+
+
+def test_wrong_axis_softmax_has_columns_summing_to_one(control_folder, tmp_path):
+    picture = pictures.draw_for(control_folder("softmax_wrong_axis"), "row_softmax", tmp_path)
+    assert png_size(picture.path) == pictures.SIZE
+    assert np.allclose(picture.reference.sum(axis=-1), 1)
+    assert np.allclose(picture.student.sum(axis=-2), 1) and not np.allclose(picture.student.sum(axis=-1), 1)
+
+
+def test_kernel_mask_off_by_one_shows_weights_on_the_next_position(control_folder, tmp_path):
+    from matplotlib.image import imread
+    picture = pictures.draw_for(control_folder("kernel_mask_off_by_one"), "cuda_kernel", tmp_path)
+    assert picture.path is not None, picture.why_not
+    assert png_size(picture.path) == pictures.SIZE
+    T = pictures.T
+    above = np.arange(T - 1), np.arange(1, T)
+    assert (picture.reference[above] == 0).all() and (picture.student[above] > 0).all()
+    assert np.allclose(picture.student.sum(axis=-1), 1, atol=1e-5)  # the kernel's weights, read back with V = I
+    image = imread(picture.path)
+    for i in (0, 15):
+        assert is_grey(pixel(image, picture, "reference", i, i + 1))
+        assert not is_grey(pixel(image, picture, "student", i, i + 1))
+
+
+def test_no_picture_for_a_stub_a_crash_or_a_wrong_shape(make_submission, tmp_path):
+    stub = pictures.draw_for(ROOT / "exercises", "row_softmax", tmp_path)
+    assert stub.path is None and "not implemented yet" in stub.why_not
+    crash = make_submission("import os\n\ndef scale_scores(Q, K):\n    os._exit(3)\n")
+    picture = pictures.draw_for(crash, "scale_scores", tmp_path)
+    assert picture.path is None and "exit code 3" in picture.why_not
+    flat = make_submission("def apply_causal_mask(scores):\n    return scores.ravel()\n")
+    picture = pictures.draw_for(flat, "apply_causal_mask", tmp_path)
+    assert picture.path is None and "(1024,)" in picture.why_not
+    assert list(tmp_path.glob("*.png")) == []
+
+
+def _results(exercise, passed, message=""):
+    return [Graded(f"tests/public/x.py::t{n}", exercise, 1.0, "public", "", passed=passed, message=message)
+            for n in range(2)]
+
+
+def test_failing_draws_only_failures_all_draws_passing_none_clears_old_pictures(tmp_path):
+    solutions = ROOT / "solutions"
+    passing, failing = _results("row_softmax", True), _results("scale_scores", False, "3 of 9 elements wrong")
+    drawn = pictures.draw_after_grading(passing + failing, solutions, tmp_path, "failing")
+    assert set(drawn) == {"scale_scores"} and (tmp_path / "scale_scores.png").is_file()
+    stub_only = _results("scale_scores", False, "scale_scores: not implemented yet (it still raises ...)")
+    assert pictures.draw_after_grading(stub_only, solutions, tmp_path, "failing") == {}
+    assert not (tmp_path / "scale_scores.png").exists()  # the old picture went with the old mistake
+    drawn = pictures.draw_after_grading(passing, solutions, tmp_path, "all")
+    assert set(drawn) == {"row_softmax"} and png_size(drawn["row_softmax"].path) == pictures.SIZE
+    assert pictures.draw_after_grading(passing + failing, solutions, tmp_path, "none") == {}
+    assert list(tmp_path.glob("*.png")) == []
+
+
+def test_pictures_use_the_public_seed():
+    # the student release ships this seed; the hidden suite's never reaches a picture
+    from grader.pytest_plugin import PUBLIC_SEED
+    assert pictures.PUBLIC_SEED == PUBLIC_SEED
+
+
+def test_a_picture_that_cannot_be_drawn_costs_only_the_picture(monkeypatch, tmp_path, capsys):
+    def broken(*args, **kwargs):
+        raise RuntimeError("no canvas")
+    monkeypatch.setattr(pictures, "draw_for", broken)
+    assert pictures.draw_after_grading(_results("row_softmax", False, "3 of 9 elements wrong"), ROOT / "solutions",
+                                       tmp_path) == {}
+    assert "could not draw the picture of row_softmax" in capsys.readouterr().err
