@@ -24,6 +24,7 @@ from pathlib import Path
 ANSWERS = {}  # answer name -> cell text, in the order first run (the notebook's order at autograde)
 PRELUDE = '"""attention.py, assembled from the notebook\'s answer cells."""\n\nimport numpy as np\n'
 KERNEL_FILE = "microgpt_cuda.cu"
+SCORE_LINE = "grader-cell-score:"  # grader/cell.py's last line (not imported: cell.py needs torch)
 CELL_TIMEOUT = 900  # seconds for one exercise: a cold kernel build plus its tests, far below nbgrader's limit
 
 
@@ -67,12 +68,9 @@ def write_submission(folder):
 def grade(exercise, suites=("public",)):
     """Grade one exercise on the saved answers; print the report; return the points earned."""
     root = grader_root()
-    with tempfile.TemporaryDirectory(prefix="answers-") as submission, \
-            tempfile.TemporaryDirectory(prefix="score-") as private:
+    with tempfile.TemporaryDirectory(prefix="answers-") as submission:
         write_submission(submission)
-        score_file = Path(private) / "score.json"
-        cmd = [sys.executable, "-m", "grader", "cell", "--submission", submission, "--exercise", exercise,
-               "--json", str(score_file)]
+        cmd = [sys.executable, "-m", "grader", "cell", "--submission", submission, "--exercise", exercise]
         for suite in suites:
             cmd += ["--suite", suite]
         # stderr joins stdout: a build warning or a torch message must not zero the cell
@@ -82,10 +80,14 @@ def grade(exercise, suites=("public",)):
         except subprocess.TimeoutExpired:
             print(f"{exercise}: grading took longer than {CELL_TIMEOUT} s and was stopped: 0 points")
             return 0.0
+    # the score is the last line the grader prints (the student's own output never reaches this pipe)
+    report, _, last = proc.stdout.rstrip().rpartition("\n")
+    try:
+        assert last.startswith(SCORE_LINE)
+        score = float(json.loads(last[len(SCORE_LINE):])["score"])
+    except (AssertionError, ValueError, KeyError, TypeError):
         print(proc.stdout.rstrip())
-        try:
-            score = json.loads(score_file.read_text())
-        except (OSError, ValueError):
-            print(f"{exercise}: the grader stopped (exit code {proc.returncode}) before scoring: 0 points")
-            return 0.0
-    return float(score["score"])
+        print(f"{exercise}: the grader stopped (exit code {proc.returncode}) before scoring: 0 points")
+        return 0.0
+    print(report)
+    return score
