@@ -25,7 +25,7 @@ EXERCISE_FUNCTIONS = ["compute_dk", "scale_scores", "apply_causal_mask", "row_so
 GIVEN_FUNCTIONS = ["causal_attention"]  # complete in the reference: a read-only cell
 KERNEL_FILE = "microgpt_cuda.cu"
 # The grader modules a student copy carries: what `make grade` needs. Instructor tools stay behind.
-INSTRUCTOR_ONLY = {"autograde.py", "batch.py", "bench.py", "bench_batch.py", "controls.py", "gradescope.py",
+INSTRUCTOR_ONLY = {"autograde.py", "batch.py", "jobs.py", "bench.py", "bench_batch.py", "controls.py", "gradescope.py",
                    "leaks.py", "make_exercises.py", "nbgrader_hooks.py", "release.py"}
 RUNTIME_INSTRUCTOR_ONLY = {"attention_loops.cpp"}  # the plain-loops baseline of make bench: a whole solution
 CELL_TIMEOUT_S = 1200  # nbgrader's per-cell limit (default 30 s): a cold kernel build plus its tests fit
