@@ -103,7 +103,11 @@ def main(args):
         print(feedback.stdout + feedback.stderr, file=sys.stderr)
         return 1
     removed = prune_feedback(course, args.assignment)
-    finds = leaks.scan(course / "feedback")
+    finds = []
+    for student in students:  # each student's feedback may hold the code they wrote, and nothing else
+        submitted = course / "submitted" / student / args.assignment
+        own = "\n".join(leaks.plain_text(p) for p in sorted(submitted.rglob("*.ipynb")))
+        finds += leaks.scan(course / "feedback" / student, own=own)
     for path, what in finds:
         print(f"LEAK {path}: {what}", file=sys.stderr)
     print(f"feedback: {course / 'feedback'} (HTML only; {removed} copied files removed; "

@@ -74,9 +74,16 @@ def _plain(path, text):
     return text
 
 
-def scan(*folders):
-    """[(path, what)] for every leak found under the folders (notebooks and HTML are scanned as text too)."""
+def plain_text(path):
+    path = Path(path)
+    return _plain(path, path.read_text())
+
+
+def scan(*folders, own=""):
+    """[(path, what)] for every leak found under the folders (notebooks and HTML are scanned as text too).
+    own: the student's own submission as text; solution code found there too is the student's, not a leak."""
     code, hidden = solution_lines(), hidden_fingerprints()
+    code = {line for line in code if line not in own}
     finds = []
     for folder in folders:
         for path in sorted(Path(folder).rglob("*")):
