@@ -7,7 +7,7 @@ SUBMISSION ?= exercises
 SUITE ?= public
 ARGS ?=
 
-.PHONY: grade test exercises controls bench venv system-deps clean help release autograde gradescope
+.PHONY: grade test test-class exercises controls bench venv system-deps clean help release autograde gradescope
 
 help:
 	@echo "make grade [SUBMISSION=DIR] [SUITE=public|hidden|all]  grade a submission (default: exercises/)"
@@ -40,6 +40,10 @@ grade: $(STAMP)
 
 test: $(STAMP) system-deps
 	$(PY) -m pytest tests/self -n 2 --dist loadfile -p no:cacheprovider $(ARGS)
+
+# the nbgrader class end to end (real nbgrader and kernels; minutes): tests/self/test_class_nbgrader.py
+test-class: $(STAMP) system-deps
+	GRADER_CLASS_TEST=1 $(PY) -m pytest tests/self/test_class_nbgrader.py -p no:cacheprovider $(ARGS)
 
 exercises: $(STAMP)
 	$(PY) -m grader exercises

@@ -1,10 +1,14 @@
 """A small class, end to end with real nbgrader and a real Jupyter kernel: generate_assignment -> submit ->
 autograde (python -m grader autograde: one nbgrader process per student, 2 at a time) -> generate_feedback ->
-export. Students: perfect, stub, partial (a known-wrong mask), malicious. One class run shared by all tests."""
+export. Students: perfect, stub, partial (a known-wrong mask), malicious. One class run shared by all tests.
+
+It takes minutes (about 6 on a loaded 2-core machine: every test cell grades its exercise in full, public and
+hidden), more than `make test` can give it, so it runs with `make test-class` (GRADER_CLASS_TEST=1)."""
 
 import ast
 import csv
 import json
+import os
 import shutil
 
 import pytest
@@ -13,6 +17,8 @@ from grader import cell, leaks
 from grader.controls import REFERENCE, WRONG, Control, mutate
 from helpers import run_grader
 
+pytestmark = pytest.mark.skipif(not os.environ.get("GRADER_CLASS_TEST"),
+                                reason="the nbgrader class takes minutes: run it with make test-class")
 PERFECT, STUB, PARTIAL, MALICIOUS = "perfect", "stub", "partial", "malicious"
 
 # Module-level code runs when the grader's worker imports the answers: it prints a fake score, forges results
@@ -62,8 +68,7 @@ def course(tmp_path_factory):
         STUB: {},
         PARTIAL: {**answers, "answer_apply_causal_mask":
                   "%%answer apply_causal_mask\n" + wrong_function + "\n"},
-        MALICIOUS: {**answers,
-                    "answer_compute_dk": answers["answer_compute_dk"] + MALICIOUS_PRELUDE,
+        MALICIOUS: {"answer_compute_dk": answers["answer_compute_dk"] + MALICIOUS_PRELUDE,
                     "answer_row_softmax": "%%answer row_softmax\nimport os\ndef row_softmax(scores):\n"
                                           "    os._exit(0)\n"},
     }
@@ -94,8 +99,8 @@ def test_each_student_gets_the_grade_the_tests_give(course):
     full = sum(points.values())
     # the partial student is the known-wrong control: its SCORES say what each exercise must get
     partial = full - sum(points[ex] - got for ex, got in wrong_mask.scores.items())
-    # malicious: its row_softmax ends the process (0), causal_attention calls it (0), the kernel is a stub (0)
-    malicious = full - points["row_softmax"] - points["causal_attention"] - points["cuda_kernel"]
+    # malicious: a correct compute_dk; its row_softmax ends the process; the rest are stubs
+    malicious = points["compute_dk"]
     assert _grades(course) == {PERFECT: full, STUB: 0.0, PARTIAL: partial, MALICIOUS: malicious}
     assert 0 < partial < full and 0 < malicious < full
 
