@@ -126,8 +126,10 @@ def test_feedback_reveals_no_hidden_tests_or_solution_files(course):
         html = (folder / "attention.html").read_text()
         assert "BEGIN HIDDEN TESTS" not in html and 'suites.append' not in html
     # solution code is fine in the feedback of a student who wrote it; in anyone else's it is a leak
-    for student in (STUB, MALICIOUS):
-        assert leaks.scan(course / "feedback" / student) == []
+    assert leaks.scan(course / "feedback" / STUB) == []
+    for student in (PERFECT, PARTIAL, MALICIOUS):
+        own = leaks.plain_text(course / "submitted" / student / "attention" / "attention.ipynb")
+        assert leaks.scan(course / "feedback" / student, own=own) == []
     assert leaks.scan(course / "release") == []
 
 
