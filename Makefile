@@ -12,7 +12,7 @@ SUITE ?= public
 ARGS ?=
 EX ?=
 
-.PHONY: grade test exercises controls bench venv system-deps clean help
+.PHONY: grade test test-class exercises controls bench venv system-deps clean help release autograde gradescope
 
 help:
 	@echo "make grade [SUBMISSION=DIR] [SUITE=public|hidden|all]  grade a submission (default: exercises/)"
@@ -21,6 +21,9 @@ help:
 	@echo "make exercises                                          regenerate exercises/ from solutions/"
 	@echo "make controls                                           grade the known-wrong submissions"
 	@echo "make bench                                              time grading of the reference"
+	@echo "make release                                            nbgrader course + student repository (build/)"
+	@echo "make autograde [JOBS=N]                                 autograde build/course/submitted, feedback, grades.csv"
+	@echo "make gradescope                                         build/gradescope/autograder.zip"
 
 # The venv is rebuilt only when requirements.txt changes; pip skips what is already installed.
 $(STAMP): requirements.txt
@@ -44,6 +47,10 @@ grade: $(STAMP)
 test: $(STAMP) system-deps
 	$(PY) -m pytest tests/self -n 2 --dist loadfile -p no:cacheprovider $(ARGS)
 
+# the nbgrader class end to end (real nbgrader and kernels; minutes): tests/self/test_class_nbgrader.py
+test-class: $(STAMP) system-deps
+	GRADER_CLASS_TEST=1 $(PY) -m pytest tests/self/test_class_nbgrader.py -p no:cacheprovider $(ARGS)
+
 exercises: $(STAMP)
 	$(PY) -m grader exercises
 
@@ -51,7 +58,19 @@ controls: $(STAMP)
 	$(PY) -m grader controls
 
 bench: $(STAMP)
-	$(PY) -m grader bench
+	@$(PY) -m grader bench; status=$$?; $(PY) -m grader bench-batch && exit $$status
+
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+COURSE ?= build/course
+
+release: $(STAMP)
+	$(PY) -m grader release --course $(COURSE)
+
+autograde: $(STAMP)
+	$(PY) -m grader autograde --course $(COURSE) --jobs $(JOBS)
+
+gradescope: $(STAMP)
+	$(PY) -m grader gradescope
 
 clean:
 	rm -rf $(VENV) build grade-report

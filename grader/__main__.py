@@ -1,4 +1,5 @@
-"""python -m grader grade | exercises | controls | bench"""
+"""python -m grader grade | exercises | controls | bench | cell | release | autograde | batch | gradescope | classroom
+| bench-batch"""
 
 import time
 
@@ -6,6 +7,17 @@ STARTED = time.perf_counter()  # before the heavy imports, so `make bench` can s
 
 import argparse  # noqa: E402
 import sys  # noqa: E402
+
+
+INSTRUCTOR_COMMANDS = [
+    ("cell", "cell", "grade one exercise for a notebook test cell (what the nbgrader notebook calls)"),
+    ("release", "release", "build the nbgrader course and the student repository (make release)"),
+    ("autograde", "autograde", "autograde every nbgrader submission in parallel, then feedback and grades.csv"),
+    ("batch", "batch", "grade a folder of student folders in parallel into results.json files and grades.csv"),
+    ("gradescope", "gradescope", "build the Gradescope autograder zip (make gradescope)"),
+    ("classroom", "classroom", "grade for GitHub Classroom: print its result line"),
+    ("bench-batch", "bench_batch", "time batch grading of a class, --jobs 2 against --jobs 1"),
+]
 
 
 def main(argv=None):
@@ -28,6 +40,21 @@ def main(argv=None):
     bench = sub.add_parser("bench", help="time grading the reference (make bench)")
     bench.add_argument("--repeat", type=int, default=3, help="runs per row; the table shows medians")
 
+    # the instructor's side (issue 5): each module has add_arguments(parser) and main(args)
+    instructor = {}
+    for name, module, help_text in INSTRUCTOR_COMMANDS:
+        instructor[name] = module
+        sub.add_parser(name, help=help_text, add_help=False)
+    args, _ = parser.parse_known_args(argv)
+    if args.command in instructor:
+        import importlib
+        module = importlib.import_module(f"grader.{instructor[args.command]}")
+        own = argparse.ArgumentParser(prog=f"python -m grader {args.command}",
+                                      description=(module.__doc__ or "").strip().splitlines()[0])
+        module.add_arguments(own)
+        own_args = own.parse_args(list(argv if argv is not None else sys.argv[1:])[1:])
+        own_args.process_start = STARTED
+        return module.main(own_args)
     args = parser.parse_args(argv)
     args.process_start = STARTED
     if args.command == "grade":

@@ -1,0 +1,120 @@
+"""`make autograde`: autograde every submitted/<student>/<assignment> with nbgrader, in parallel, then feedback and
+grades.csv.
+
+    python -m grader autograde [--course build/course] [--jobs N] [--force]
+
+- One real `nbgrader autograde ASSIGNMENT --student ID --force` process per student, --jobs at a time
+  (nbgrader itself grades one submission after another, #174). The gradebook stays nbgrader's SQLite file;
+  its writes are short, and a run that still meets "database is locked" is retried.
+- Resumable: a student whose submission, course source and grader are unchanged since a successful autograde
+  is skipped (stamps in COURSE/.autograde-stamps/ASSIGNMENT/); --force regrades everyone.
+- Then `nbgrader generate_feedback` (hidden tests removed by the course's config), and each feedback folder is
+  reduced to its HTML: nbgrader also copies the assignment's other files there. A leak scan of feedback/ fails
+  the command if anything the student must not see is left.
+- Then `nbgrader export`: COURSE/grades.csv, nbgrader's own format.
+"""
+
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from grader import jobs
+from grader.release import ASSIGNMENT, ROOT, nbgrader_command
+
+LOCKED = "database is locked"
+RETRIES = 4
+
+
+def add_arguments(parser):
+    parser.add_argument("--course", default=str(ROOT / "build" / "course"), help="the nbgrader course directory "
+                        "(default: build/course, made by make release)")
+    parser.add_argument("--assignment", default=ASSIGNMENT, help="assignment name (default: %(default)s)")
+    parser.add_argument("--jobs", type=int, default=jobs.default_jobs(),
+                        help="students autograded at once (default: the cores, %(default)s)")
+    parser.add_argument("--force", action="store_true", help="regrade unchanged submissions too")
+
+
+def nbgrader(course, *args):
+    return subprocess.run([nbgrader_command(), *args], cwd=course, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL)
+
+
+def autograde_one(course, assignment, student):
+    for attempt in range(RETRIES):
+        proc = nbgrader(course, "autograde", assignment, "--student", student, "--force")
+        log = proc.stdout + proc.stderr
+        if LOCKED not in log:
+            break
+        time.sleep(0.5 * (attempt + 1))  # another student's autograde is writing the gradebook
+    failed = proc.returncode != 0 or "[AutogradeApp | ERROR]" in log
+    if failed:
+        (Path(course) / "autograded").mkdir(exist_ok=True)
+        (Path(course) / "autograded" / f"{student}.{assignment}.log").write_text(log)
+    return jobs.Outcome(student, not failed, note=f"see autograded/{student}.{assignment}.log" if failed else "")
+
+
+def students_of(course, assignment):
+    submitted = Path(course) / "submitted"
+    found = sorted(p.parent.name for p in submitted.glob(f"*/{assignment}")) if submitted.is_dir() else []
+    bad = [s for s in found if re.search(r"[*?\[\]]", s)]  # nbgrader's --student is a glob
+    if bad:
+        raise SystemExit(f"grader: student ids with glob characters cannot be autograded one by one: {bad}")
+    return found
+
+
+def prune_feedback(course, assignment):
+    """Keep only the feedback HTML: nbgrader copies every other file of the assignment there too (#917)."""
+    removed = 0
+    for folder in sorted((Path(course) / "feedback").glob(f"*/{assignment}")):
+        for path in sorted(folder.rglob("*"), reverse=True):
+            if path.is_file() and path.suffix != ".html":
+                path.unlink()
+                removed += 1
+            elif path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
+    return removed
+
+
+def main(args):
+    from grader import leaks
+    course = Path(args.course).resolve()
+    if not (course / "nbgrader_config.py").is_file():
+        print(f"grader: {course} is not a course made by `make release`", file=sys.stderr)
+        return 2
+    students = students_of(course, args.assignment)
+    if not students:
+        print(f"grader: nothing in {course}/submitted/*/{args.assignment}", file=sys.stderr)
+        return 2
+    source_and_grader = jobs.tree_hash(course / "source" / args.assignment) + jobs.grader_hash()
+    stamps = jobs.Stamps(course / ".autograde-stamps" / args.assignment)
+    started = time.perf_counter()
+    print(f"autograding {len(students)} submissions of {args.assignment}, {args.jobs} at a time")
+    outcomes = jobs.run_all(
+        students, lambda s: autograde_one(course, args.assignment, s), jobs=args.jobs, stamps=stamps,
+        digest_of=lambda s: jobs.tree_hash(course / "submitted" / s / args.assignment) + source_and_grader,
+        force=args.force, what="autograde")
+    failed = [o.student for o in outcomes if not o.ok]
+    print(f"autograde: {len(students) - len(failed)} of {len(students)} ok in {time.perf_counter() - started:.1f} s"
+          + (f"; failed: {', '.join(failed)}" if failed else ""))
+    feedback = nbgrader(course, "generate_feedback", args.assignment, "--force")
+    if feedback.returncode != 0:
+        print(feedback.stdout + feedback.stderr, file=sys.stderr)
+        return 1
+    removed = prune_feedback(course, args.assignment)
+    finds = []
+    for student in students:  # each student's feedback may hold the code they wrote, and nothing else
+        submitted = course / "submitted" / student / args.assignment
+        own = "\n".join(leaks.plain_text(p) for p in sorted(submitted.rglob("*.ipynb")))
+        finds += leaks.scan(course / "feedback" / student, own=own)
+    for path, what in finds:
+        print(f"LEAK {path}: {what}", file=sys.stderr)
+    print(f"feedback: {course / 'feedback'} (HTML only; {removed} copied files removed; "
+          f"leak scan: {len(finds)} finds)")
+    export = nbgrader(course, "export", "--to", str(course / "grades.csv"))
+    if export.returncode != 0:
+        print(export.stdout + export.stderr, file=sys.stderr)
+        return 1
+    print(f"grades: {course / 'grades.csv'}")
+    return 1 if failed or finds else 0

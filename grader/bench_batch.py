@@ -1,0 +1,63 @@
+"""`python -m grader bench-batch` (part of make bench): a class of N submissions graded by
+`python -m grader batch --jobs 2` against `--jobs 1`, and the per-student time against one `make grade`.
+
+The class is N copies of the reference and the known-wrong controls in turn (each a distinct folder, so no
+result is reused). Target (issue 5): --jobs 2 at least 1.7x faster than --jobs 1 on a 2-core machine.
+"""
+
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET = 1.7
+
+
+def add_arguments(parser):
+    parser.add_argument("--students", type=int, default=20, help="class size (default: %(default)s)")
+    parser.add_argument("--suite", choices=["public", "all"], default="public",
+                        help="suites graded (default: %(default)s, what make grade runs)")
+
+
+def make_class(folder, n):
+    from grader import controls
+    sources = [controls.build(c) for c in controls.all_controls() if c.name not in ("stubs",)]
+    for i in range(n):
+        src = sources[i % len(sources)]
+        dest = folder / f"student{i:02d}"
+        dest.mkdir(parents=True)
+        shutil.copy2(src / "attention.py", dest / "attention.py")
+        kernel = src / "microgpt_cuda.cu"
+        shutil.copy2(kernel if kernel.is_file() else ROOT / "solutions" / "microgpt_cuda.cu", dest)
+
+
+def timed(cmd):
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stdout + proc.stderr)
+    return time.perf_counter() - start
+
+
+def main(args):
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        make_class(tmp / "class", args.students)
+        single = timed([py, "-m", "grader", "grade", "--submission", str(ROOT / "solutions"), "--suite",
+                        args.suite])
+        rows = {}
+        for jobs in (1, 2):
+            out = tmp / f"out{jobs}"
+            rows[jobs] = timed([py, "-m", "grader", "batch", str(tmp / "class"), "--out", str(out), "--jobs",
+                                str(jobs), "--suite", args.suite, "--force"])
+    n = args.students
+    ratio = rows[1] / rows[2]
+    print(f"batch of {n} submissions ({args.suite} suite): --jobs 1 {rows[1]:.1f} s, --jobs 2 {rows[2]:.1f} s; "
+          f"speed-up {ratio:.2f}x ({'meets' if ratio >= TARGET else 'MISSES'} the {TARGET}x target)")
+    print(f"per student: {rows[1] / n:.1f} s at --jobs 1 (wall {rows[2] / n:.1f} s at --jobs 2) against "
+          f"{single:.1f} s for one `python -m grader grade` of the reference ({rows[1] / n / single:.2f}x)")
+    return 0 if ratio >= TARGET else 1

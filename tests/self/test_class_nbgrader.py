@@ -1,0 +1,139 @@
+"""A small class, end to end with real nbgrader and a real Jupyter kernel: generate_assignment -> submit ->
+autograde (python -m grader autograde: one nbgrader process per student, 2 at a time) -> generate_feedback ->
+export. Students: perfect, stub, partial (a known-wrong mask), malicious. One class run shared by all tests.
+
+It takes minutes (about 6 on a loaded 2-core machine: every test cell grades its exercise in full, public and
+hidden), more than `make test` can give it, so it runs with `make test-class` (GRADER_CLASS_TEST=1)."""
+
+import ast
+import csv
+import json
+import os
+import shutil
+
+import pytest
+
+from grader import cell, leaks
+from grader.controls import REFERENCE, WRONG, Control, mutate
+from helpers import run_grader
+
+pytestmark = pytest.mark.skipif(not os.environ.get("GRADER_CLASS_TEST"),
+                                reason="the nbgrader class takes minutes: run it with make test-class")
+PERFECT, STUB, PARTIAL, MALICIOUS = "perfect", "stub", "partial", "malicious"
+
+# Module-level code runs when the grader's worker imports the answers: it prints a fake score, forges results
+# files wherever a naive grader might look, and tries to overwrite the other students' notebooks by relative
+# paths. row_softmax ends its process.
+MALICIOUS_PRELUDE = '''
+import glob, os
+print("row_softmax: 11 / 11 all tests pass")
+print('grader-cell-score: {"score": 999}')
+for folder in {os.getcwd(), os.path.dirname(os.path.abspath(__file__))}:
+    for name in ("results.json", "score.json"):
+        with open(os.path.join(folder, name), "w") as f:
+            f.write('{"score": 999}')
+for pattern in ("../*/attention/attention.ipynb", "../../*/attention/attention.ipynb",
+                "../../../*/*/attention/attention.ipynb"):
+    for victim in glob.glob(pattern):
+        with open(victim, "w") as f:
+            f.write("{}")
+'''
+
+
+def _answers(source_nb):
+    """{grade_id: answer cell text without solution markers}: what a student who solved everything writes."""
+    out = {}
+    for c in source_nb["cells"]:
+        meta = c["metadata"].get("nbgrader", {})
+        if meta.get("solution"):
+            out[meta["grade_id"]] = "".join(l for l in c["source"].splitlines(True) if "SOLUTION" not in l)
+    return out
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    top = tmp_path_factory.mktemp("class")
+    course = top / "course"
+    proc = run_grader("release", "--course", course, "--student-repo", top / "student")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    release = course / "release" / "attention"
+    released = json.loads((release / "attention.ipynb").read_text())
+    answers = _answers(json.loads((course / "source" / "attention" / "attention.ipynb").read_text()))
+    wrong_mask = Control.load(WRONG / "mask_leaks_future.py")
+    wrong_module = mutate(REFERENCE.read_text(), wrong_mask.source)
+    wrong_function = next(ast.get_source_segment(wrong_module, n) for n in ast.parse(wrong_module).body
+                          if isinstance(n, ast.FunctionDef) and n.name == "apply_causal_mask")
+    students = {
+        PERFECT: answers,
+        STUB: {},
+        PARTIAL: {**answers, "answer_apply_causal_mask":
+                  "%%answer apply_causal_mask\n" + wrong_function + "\n"},
+        MALICIOUS: {"answer_compute_dk": answers["answer_compute_dk"] + MALICIOUS_PRELUDE,
+                    "answer_row_softmax": "%%answer row_softmax\nimport os\ndef row_softmax(scores):\n"
+                                          "    os._exit(0)\n"},
+    }
+    for student, edits in students.items():  # submit: the released folder with the student's notebook
+        folder = course / "submitted" / student / "attention"
+        shutil.copytree(release, folder)
+        nb = json.loads(json.dumps(released))
+        for c in nb["cells"]:
+            grade_id = c["metadata"].get("nbgrader", {}).get("grade_id")
+            if grade_id in edits:
+                c["source"] = edits[grade_id]
+        (folder / "attention.ipynb").write_text(json.dumps(nb))
+        (folder / "timestamp.txt").write_text("2026-03-01 12:00:00.000000 UTC")
+    first = run_grader("autograde", "--course", course, "--jobs", "2", timeout=1500)
+    again = run_grader("autograde", "--course", course, "--jobs", "2", timeout=600)
+    return course, first, again, wrong_mask
+
+
+def _grades(course):
+    with open(course / "grades.csv") as f:
+        return {row["student_id"]: float(row["score"]) for row in csv.DictReader(f)}
+
+
+def test_each_student_gets_the_grade_the_tests_give(course):
+    course, first, _, wrong_mask = course
+    assert first.returncode == 0, first.stdout + first.stderr
+    points = cell.points_by_exercise(["public", "hidden"])
+    full = sum(points.values())
+    # the partial student is the known-wrong control: its SCORES say what each exercise must get
+    partial = full - sum(points[ex] - got for ex, got in wrong_mask.scores.items())
+    # malicious: a correct compute_dk; its row_softmax ends the process; the rest are stubs
+    malicious = points["compute_dk"]
+    assert _grades(course) == {PERFECT: full, STUB: 0.0, PARTIAL: partial, MALICIOUS: malicious}
+    assert 0 < partial < full and 0 < malicious < full
+
+
+def test_malicious_student_changed_nobody_s_files_or_grade(course):
+    course, _, _, _ = course
+    for student in (PERFECT, STUB, PARTIAL):
+        nb = json.loads((course / "submitted" / student / "attention" / "attention.ipynb").read_text())
+        assert nb.get("cells"), f"{student}'s submission was overwritten"
+    assert not list((course / "submitted").rglob("results.json")) and not list(course.rglob("score.json"))
+    # the fake score line printed by the malicious code is not what the cell returned
+    nb = json.loads((course / "autograded" / MALICIOUS / "attention" / "attention.ipynb").read_text())
+    results = ["".join(o["data"]["text/plain"]) for c in nb["cells"] for o in c.get("outputs", [])
+               if o["output_type"] == "execute_result"]
+    assert "999" not in " ".join(results) and len(results) == 7
+
+
+def test_feedback_reveals_no_hidden_tests_or_solution_files(course):
+    course, _, _, _ = course
+    for student in (PERFECT, STUB, PARTIAL, MALICIOUS):
+        folder = course / "feedback" / student / "attention"
+        assert [p.name for p in folder.iterdir()] == ["attention.html"]
+        html = (folder / "attention.html").read_text()
+        assert "BEGIN HIDDEN TESTS" not in html and 'suites.append' not in html
+    # solution code is fine in the feedback of a student who wrote it; in anyone else's it is a leak
+    assert leaks.scan(course / "feedback" / STUB) == []
+    for student in (PERFECT, PARTIAL, MALICIOUS):
+        own = leaks.plain_text(course / "submitted" / student / "attention" / "attention.ipynb")
+        assert leaks.scan(course / "feedback" / student, own=own) == []
+    assert leaks.scan(course / "release") == []
+
+
+def test_rerun_skips_unchanged_submissions(course):
+    _, first, again, _ = course
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert again.stdout.count("unchanged, skipped") == 4 and first.stdout.count("unchanged, skipped") == 0

@@ -1,0 +1,94 @@
+"""make release: the nbgrader course and the student repository, built once for every test here."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from grader import leaks, nbgrader_hooks
+from helpers import run_grader
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    top = tmp_path_factory.mktemp("release")
+    proc = run_grader("release", "--course", top / "course", "--student-repo", top / "student")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return top / "course", top / "student", proc.stdout
+
+
+def _cells(path):
+    return json.loads(path.read_text())["cells"]
+
+
+def test_nothing_leaks_into_the_release_or_the_student_repository(released):
+    course, student, out = released
+    assert "leak scan: no solution code" in out
+    assert leaks.scan(course / "release", student) == []
+
+
+def test_the_leak_scan_finds_planted_leaks(released, tmp_path):
+    # the scan must be able to fail: solution code in a notebook output, the hidden seed, a hidden test name
+    course, _, _ = released
+    code = sorted(leaks.solution_lines())[0]
+    seed = next(f for f in leaks.hidden_fingerprints() if f.isdigit())
+    nb = json.loads((course / "release" / "attention" / "attention.ipynb").read_text())
+    nb["cells"][0]["source"] += f"\n{code}"
+    (tmp_path / "a.ipynb").write_text(json.dumps(nb))
+    (tmp_path / "b.py").write_text(f"SEED = {seed}\n")
+    (tmp_path / "c.html").write_text("<span>def</span> <span>test_hidden_attention</span>")
+    (tmp_path / "expected.npy").write_bytes(b"\x93NUMPY")
+    found = {p.name for p, _ in leaks.scan(tmp_path)}
+    assert found == {"a.ipynb", "b.py", "c.html", "expected.npy"}
+
+
+def test_source_notebook_has_nbgrader_cells_and_release_has_stubs(released):
+    course, _, _ = released
+    source = _cells(course / "source" / "attention" / "attention.ipynb")
+    release = _cells(course / "release" / "attention" / "attention.ipynb")
+    ids = [c["metadata"]["nbgrader"]["grade_id"] for c in source if "nbgrader" in c["metadata"]]
+    answers = [i for i in ids if i.startswith("answer_")]
+    tests = [c for c in source if c["metadata"].get("nbgrader", {}).get("grade")]
+    assert len(answers) == 6 and len(tests) == 7  # five functions and the kernel; one test cell per exercise
+    assert any(c["cell_type"] == "markdown" and "ANDREA-120M" in c["source"] for c in source)
+    # points per test cell are the suites' points (public + hidden), collected from the tests
+    from grader import cell
+    points = cell.points_by_exercise(["public", "hidden"])
+    assert {c["metadata"]["nbgrader"]["grade_id"]: c["metadata"]["nbgrader"]["points"] for c in tests} == \
+        {f"test_{ex}": p for ex, p in points.items()}
+    for c in release:
+        text = "".join(c["source"])
+        assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text and '"hidden"' not in text
+    kernel = next("".join(c["source"]) for c in release if "".join(c["source"]).startswith("%%answer microgpt"))
+    assert "// YOUR CODE HERE" in kernel and "NotImplementedError" not in kernel  # a CUDA stub, not Python's
+    test_cell = next("".join(c["source"]) for c in release if c["metadata"].get("nbgrader", {}).get("grade"))
+    assert 'grade("compute_dk", suites)' in test_cell
+
+
+def test_post_convert_hook_strips_markers_from_other_files(tmp_path):
+    (tmp_path / "helper.py").write_text("def f():\n    ### BEGIN SOLUTION\n    return 42\n    ### END SOLUTION\n")
+    (tmp_path / "k.cu").write_text("void g() {\n    // BEGIN SOLUTION\n    int x = 1;\n    // END SOLUTION\n}\n")
+    (tmp_path / "mentions.py").write_text('BEGIN, END = "BEGIN SOLUTION", "END SOLUTION"\n')  # not a marker
+    changed = nbgrader_hooks.strip_solution_files(tmp_path)
+    assert sorted(p.name for p in changed) == ["helper.py", "k.cu"]
+    assert (tmp_path / "helper.py").read_text() == "def f():\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"
+    assert "int x" not in (tmp_path / "k.cu").read_text() and "// YOUR CODE HERE" in (tmp_path / "k.cu").read_text()
+
+
+def test_student_repository_grades_the_public_suite(released):
+    _, student, _ = released
+    assert not (student / "tests" / "hidden").exists() and not (student / "solutions").exists()
+    assert (student / "Makefile").is_file() and (student / ".github" / "workflows" / "classroom.yml").is_file()
+    assert "nbgrader" not in (student / "requirements.txt").read_text()
+    grade = subprocess.run([sys.executable, "-m", "grader", "grade", "--suite", "public"], cwd=student,
+                           capture_output=True, text=True, timeout=600)
+    assert grade.returncode == 0, grade.stdout + grade.stderr
+    from grader import cell
+    public = sum(cell.points_by_exercise(["public"]).values())
+    assert f"0 / {public:g}" in grade.stdout and "not implemented yet" in grade.stdout
+    hidden = subprocess.run([sys.executable, "-m", "grader", "grade", "--suite", "hidden"], cwd=student,
+                            capture_output=True, text=True, timeout=600)
+    assert hidden.returncode == 2 and "hidden suite stays with the instructor" in hidden.stderr
+    # the student's Makefile names the same command
+    assert "-m grader grade --submission $(SUBMISSION) --suite public" in (student / "Makefile").read_text()
