@@ -133,6 +133,9 @@ def copy_student_grader(dest):
                     ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
     shutil.copytree(ROOT / "csrc" / "cuda_cpu", dest / "csrc" / "cuda_cpu", dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("__pycache__", *RUNTIME_INSTRUCTOR_ONLY))
+    shutil.copytree(ROOT / "csrc" / "cuda_gpu", dest / "csrc" / "cuda_gpu", dirs_exist_ok=True)  # students with a GPU
+    if (ROOT / "docs" / "pictures").is_dir():  # the README shows one
+        shutil.copytree(ROOT / "docs" / "pictures", dest / "docs" / "pictures", dirs_exist_ok=True)
     shutil.copy2(ROOT / "conftest.py", dest / "conftest.py")
 
 
@@ -149,11 +152,13 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 SUBMISSION ?= exercises
 ARGS ?=
+EX ?=
 
 .PHONY: grade venv system-deps help
 
 help:
 \t@echo "make grade [SUBMISSION=DIR]   grade your exercises/ and csrc/microgpt_cuda.cu with the public tests"
+\t@echo "make grade EX=row_softmax      grade one exercise (pictures: grade-report/)"
 
 $(STAMP): requirements.txt
 \t@test -x $(PY) || $(PYTHON_SYSTEM) -m venv $(VENV)
@@ -170,7 +175,7 @@ system-deps:
 
 grade: $(STAMP)
 \t@$(MAKE) -s system-deps || echo "(until then the CUDA kernel cannot be graded here; the Python exercises can)" >&2
-\t@$(PY) -m grader grade --submission $(SUBMISSION) --suite public $(ARGS)
+\t@$(PY) -m grader grade --submission $(SUBMISSION) --suite public $(if $(EX),--exercise $(EX)) $(ARGS)
 """
 
 
