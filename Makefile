@@ -12,12 +12,13 @@ SUITE ?= public
 ARGS ?=
 EX ?=
 
-.PHONY: grade test test-class exercises controls bench venv system-deps clean help release autograde gradescope
+.PHONY: grade test test-corpus test-class exercises controls bench venv system-deps clean help release autograde gradescope
 
 help:
 	@echo "make grade [SUBMISSION=DIR] [SUITE=public|hidden|all]  grade a submission (default: exercises/)"
 	@echo "make grade EX=row_softmax                               grade one exercise (pictures: grade-report/)"
 	@echo "make test                                               the grader's self-tests"
+	@echo "make test-corpus / make test-class                      the adversarial corpus / an nbgrader class (CI runs both)"
 	@echo "make exercises                                          regenerate exercises/ from solutions/"
 	@echo "make controls                                           grade the known-wrong submissions"
 	@echo "make bench                                              time grading of the reference"
@@ -48,6 +49,9 @@ test: $(STAMP) system-deps
 	$(PY) -m pytest tests/self -n 2 --dist loadfile -p no:cacheprovider $(ARGS)
 
 # the nbgrader class end to end (real nbgrader and kernels; minutes): tests/self/test_class_nbgrader.py
+test-corpus: $(STAMP) system-deps
+	GRADER_CORPUS_TEST=1 $(PY) -m pytest tests/self/test_adversarial.py -p no:cacheprovider $(ARGS)
+
 test-class: $(STAMP) system-deps
 	GRADER_CLASS_TEST=1 $(PY) -m pytest tests/self/test_class_nbgrader.py -p no:cacheprovider $(ARGS)
 

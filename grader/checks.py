@@ -47,7 +47,7 @@ class _Call:
             self._answer = (self.pending.result(), None)
         except StudentRaised as exc:
             ndim = max((a.ndim for a in self.args if isinstance(a, np.ndarray)), default=0)
-            hint = hints.batch_dims(str(exc), ndim)
+            hint = None if "out of memory" in str(exc) else hints.batch_dims(str(exc), ndim)
             if hint:
                 exc = StudentRaised(f"{exc}\n  hint: {hint}", exc.type_name, exc.is_value_error)
             self._answer = (None, exc)

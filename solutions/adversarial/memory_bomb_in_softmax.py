@@ -6,5 +6,5 @@ HINT = "memory limit"
 
 def row_softmax(scores):
     hoard = []
-    while True:
-        hoard.append(bytearray(1 << 28))
+    while True:  # 1 GiB at a time, every page written
+        hoard.append(np.ones(1 << 27))
