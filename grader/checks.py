@@ -192,25 +192,33 @@ def check_compute_dk_rejects(student, d_model, n_head, why):
 GPU_TIMED_RUNS = 10
 
 
+def sdpa_milliseconds(Q, K, V):
+    """torch's fused causal attention on the GPU at this shape (None without a CUDA torch)."""
+    import torch
+    if not torch.cuda.is_available():
+        return None
+    q, k, v = (torch.from_numpy(a).cuda() for a in (Q, K, V))
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    sdpa(q, k, v, is_causal=True)
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(GPU_TIMED_RUNS):
+        sdpa(q, k, v, is_causal=True)
+    stop.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(stop) / GPU_TIMED_RUNS
+
+
 def _gpu_timing_note(runner, Q, K, V):
     """On a GPU: the kernel's time, its bandwidth (Q, K, V read once, O written once) and torch's SDPA beside it."""
     ms = runner.device_ms
     if ms <= 0:
         return
     gbs = 4 * Q.nbytes / (ms * 1e-3) / 1e9
-    text = f"on the GPU at {'x'.join(map(str, Q.shape))}: your kernel {ms:.3f} ms ({gbs:.0f} GB/s)"
-    import torch
-    if torch.cuda.is_available():
-        q, k, v = (torch.from_numpy(a).cuda() for a in (Q, K, V))
-        sdpa = torch.nn.functional.scaled_dot_product_attention
-        sdpa(q, k, v, is_causal=True)
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(GPU_TIMED_RUNS):
-            sdpa(q, k, v, is_causal=True)
-        stop.record()
-        torch.cuda.synchronize()
-        ref = start.elapsed_time(stop) / GPU_TIMED_RUNS
+    text = (f"kernel report: ran on the GPU; at {'x'.join(map(str, Q.shape))} your kernel takes {ms:.3f} ms "
+            f"({gbs:.0f} GB/s)")
+    ref = sdpa_milliseconds(Q, K, V)
+    if ref is not None:
         text += f"; torch scaled_dot_product_attention {ref:.3f} ms (yours takes {ms / ref:.1f}x as long)"
     else:
         text += "; torch here has no CUDA, so scaled_dot_product_attention was not timed beside it"
@@ -244,6 +252,9 @@ def check_kernel(kernel, Q, K, V, *, what, order="forward", timing=False):
             raise
         if gpu_timed:
             _gpu_timing_note(runner, Q, K, V)
+        elif timing and answer[0] is not None:
+            from grader import kernel_report
+            notes.add("cuda_kernel", kernel_report.cpu_note(kernel, runner.kernel_seconds, Q, K, V))
     got, warnings = answer
     if warnings:
         notes.add("cuda_kernel", warnings)

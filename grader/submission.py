@@ -81,6 +81,7 @@ class Submission:
         "cpu" (built against the CPU runtime) or "gpu" (built by nvcc with csrc/cuda_gpu/run_on_device.cu)."""
         self.kernel_device = kernel_device
         self.device_ms = 0.0  # GPU runs: the mean time of the extra timed runs of the last call
+        self.kernel_seconds = 0.0  # CPU runs: how long the last causal_attention_forward took
         self.folder = Path(folder).resolve()
         self.path = Path(kernel_library) if kernel_library else self.folder / filename
         self.kernel = kernel_library is not None
@@ -216,6 +217,8 @@ class Submission:
             raise StudentCodeError(f"{func}: a kernel launch failed: {header['launch_error']}")
         warnings = header.get("warnings")
         self.warnings = warnings if isinstance(warnings, str) else ""
+        seconds = header.get("seconds")
+        self.kernel_seconds = float(seconds) if isinstance(seconds, (int, float)) else 0.0
         device_ms = header.get("device_ms")
         self.device_ms = float(device_ms) if isinstance(device_ms, (int, float)) else 0.0
         result = _result_from(func, header, arrays)

@@ -174,7 +174,10 @@ def run_kernel(lib, request, arrays):
     buffers = [_device_array(lib, name, Q.shape, source=a) for name, a in zip("QKV", (Q, K, V))]
     buffers.append(_device_array(lib, "O", Q.shape, fill=UNTOUCHED))
     lib.cuda_cpu_begin_call()
+    import time
+    started = time.perf_counter()
     lib.causal_attention_forward(*(a for a, _ in buffers), BH, T, d_k)
+    seconds = time.perf_counter() - started
     error = (lib.cuda_cpu_launch_error() or b"").decode(errors="replace")
     warnings = (lib.cuda_cpu_warnings() or b"").decode(errors="replace")
     O = buffers[3][1].copy()
@@ -182,7 +185,7 @@ def run_kernel(lib, request, arrays):
         lib.cuda_cpu_guarded_free(address)
     untouched = bool(np.all(O.view(np.uint32) == UNTOUCHED))
     return {"status": "ok", "kind": "array", "launch_error": _short(error), "untouched": untouched,
-            "warnings": _short(warnings)}, [O]
+            "warnings": _short(warnings), "seconds": seconds}, [O]
 
 
 def fence_in(options):

@@ -8,7 +8,7 @@ beside torch's scaled_dot_product_attention. Each shape category is worth its ow
 import numpy as np
 import pytest
 
-from grader import checks, inputs, notes
+from grader import checks, inputs, kernel_report, notes
 from grader.compare import WrongAnswer
 from grader.inputs import Case
 from grader.pytest_plugin import KernelNotGradable
@@ -64,3 +64,20 @@ def test_compiles_as_cuda(kernel):
     if not ok:
         raise WrongAnswer(f"{kernel.source.name} does not compile with nvcc ({cuda_build.NVCC_ARCH}):\n{text}")
     notes.add("cuda_kernel", f"nvcc {cuda_build.NVCC_ARCH}, per kernel:\n" + text)
+
+
+if kernel_report.SPEED_POINTS:  # off by default: an instructor turns them on in grader/kernel_report.py
+    @pytest.mark.points(kernel_report.SPEED_POINTS)
+    def test_fast_on_a_gpu(kernel, rng):
+        if kernel.device != "gpu":
+            pytest.skip("speed points are awarded on a GPU only")
+        case = Case("ANDREA-120M speed", (12,), 1024)
+        Q, K, V = inputs.qkv(rng, case, F32)
+        checks.check_kernel(kernel, Q, K, V, what=case.label, timing=True)
+        ref = checks.sdpa_milliseconds(Q, K, V)
+        if ref is None:
+            pytest.skip("torch here has no CUDA: nothing to time the kernel against")
+        ms = kernel.runner().device_ms
+        if ms > kernel_report.SPEED_TARGET * ref:
+            raise WrongAnswer(f"your kernel takes {ms:.3f} ms at the ANDREA-120M shape, more than "
+                              f"{kernel_report.SPEED_TARGET:g}x torch's {ref:.3f} ms")
