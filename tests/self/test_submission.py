@@ -127,3 +127,49 @@ def test_python_ints_pass_through(make_submission):
         assert got == 64 and type(got) is int
         with pytest.raises(BadReturn, match="returned the float 2.5"):
             sub.call("g", 5, 2)
+
+
+def test_a_function_that_timed_out_is_not_run_again(make_submission):
+    with submission(make_submission, """
+        def spin(x):
+            while True:
+                pass
+    """, timeout=1.0) as sub:
+        with pytest.raises(WorkerFailed, match="timed out after 1 s"):
+            sub.call("spin", np.ones(2))
+        with pytest.raises(WorkerFailed, match="already timed out in an earlier test"):
+            sub.call("spin", np.ones(2))
+
+
+@pytest.mark.parametrize("content,words", [
+    (b"def f(x):\n    return '\xff\xfe'\n", "SyntaxError"),                     # not UTF-8
+    (b"", "has no function named f"),                                            # empty
+    (b"import numpy as np\ndef f(x, y):\n    return x\n", "TypeError"),          # wrong signature
+    (b"# " + b"x" * 3_000_000 + b"\ndef f(x):\n    return x\n", "the grader reads files up to 2 MB"),
+], ids=["not-utf8", "empty", "wrong-signature", "3MB"])
+def test_bad_files_get_a_clear_message(tmp_path, content, words):
+    (tmp_path / "attention.py").write_bytes(content)
+    with Submission(tmp_path, timeout=20) as sub:
+        with pytest.raises(StudentCodeError, match=words):
+            sub.call("f", np.ones(2))
+
+
+def test_worker_runs_fenced_in(make_submission):
+    """Its folder holds only the submission; memory is limited; as root it has another uid and no network."""
+    from grader import isolation
+    with submission(make_submission, """
+        import os, resource, socket
+        def where(x):
+            try:
+                socket.create_connection(("pypi.org", 443), timeout=2)
+                net = 1
+            except OSError:
+                net = 0
+            limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+            return np.array([len(os.listdir(".")), os.getuid(), net, limit // 2**20], dtype=np.int64)
+    """) as sub:
+        files, uid, net, limit_mib = sub.call("where", np.ones(1))
+        assert files <= 2  # attention.py (and its __pycache__)
+        assert limit_mib == isolation.MEMORY_LIMIT >> 20
+        if isolation.can_drop_privileges():
+            assert uid >= isolation.UID_BASE and net == 0
