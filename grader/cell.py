@@ -28,6 +28,8 @@ def add_arguments(parser):
     parser.add_argument("--suite", action="append", choices=sorted(SUITE_PATHS),
                         help="a suite to run, once per suite (default: public)")
     parser.add_argument("--json", metavar="FILE", help="write the score as JSON to FILE")
+    parser.add_argument("--pictures", metavar="DIR",
+                        help="when the exercise fails, draw its picture (public inputs only) into DIR")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                         help="seconds one call into the student's code may take (default: %(default)s)")
 
@@ -83,8 +85,16 @@ def main(args):
     report(run, args.exercise, console)
     score = sum(r.score for r in run.results)
     possible = sum(r.points for r in run.results)
+    picture = None
+    if args.pictures and score < possible:
+        from grader import pictures
+        if args.exercise in pictures.PICTURED:
+            try:  # a courtesy: never a reason for the cell to fail
+                picture = pictures.draw_for(args.submission, args.exercise, args.pictures).path
+            except Exception as exc:
+                print(f"(no picture: {exc})")
     verdict = json.dumps({"exercise": args.exercise, "suites": suites, "score": score, "max_score": possible,
-                          "problems": run.problems})
+                          "problems": run.problems, "picture": str(picture) if picture else None})
     if args.json:
         Path(args.json).write_text(verdict + "\n")
     # the notebook reads the score from this last line: no file a student's process could overwrite

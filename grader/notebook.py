@@ -70,7 +70,8 @@ def grade(exercise, suites=("public",)):
     root = grader_root()
     with tempfile.TemporaryDirectory(prefix="answers-") as submission:
         write_submission(submission)
-        cmd = [sys.executable, "-m", "grader", "cell", "--submission", submission, "--exercise", exercise]
+        cmd = [sys.executable, "-m", "grader", "cell", "--submission", submission, "--exercise", exercise,
+               "--pictures", str(Path.cwd() / "grade-report")]
         for suite in suites:
             cmd += ["--suite", suite]
         # stderr joins stdout: a build warning or a torch message must not zero the cell
@@ -84,10 +85,26 @@ def grade(exercise, suites=("public",)):
     report, _, last = proc.stdout.rstrip().rpartition("\n")
     try:
         assert last.startswith(SCORE_LINE)
-        score = float(json.loads(last[len(SCORE_LINE):])["score"])
+        verdict = json.loads(last[len(SCORE_LINE):])
+        score = float(verdict["score"])
     except (AssertionError, ValueError, KeyError, TypeError):
         print(proc.stdout.rstrip())
         print(f"{exercise}: the grader stopped (exit code {proc.returncode}) before scoring: 0 points")
         return 0.0
     print(report)
+    _show_picture(verdict.get("picture"))
     return score
+
+
+def _show_picture(path):
+    """A failing exercise's picture (yours, the reference, the difference; public inputs), embedded in the cell's
+    output, so it is in the notebook and in nbgrader's feedback HTML."""
+    if not path or not Path(path).is_file():
+        return
+    try:
+        from IPython.display import Image, display
+    except ImportError:
+        print(f"picture: {path}")
+        return
+    print(f"picture of your {Path(path).stem} (yours, the reference, the difference; public inputs):")
+    display(Image(filename=path))

@@ -137,3 +137,13 @@ def test_rerun_skips_unchanged_submissions(course):
     _, first, again, _ = course
     assert again.returncode == 0, again.stdout + again.stderr
     assert again.stdout.count("unchanged, skipped") == 4 and first.stdout.count("unchanged, skipped") == 0
+
+
+def test_feedback_shows_the_picture_of_a_failing_exercise(course):
+    """The partial student leaks the future in apply_causal_mask: its feedback embeds that picture (drawn on
+    public inputs); the perfect student's has none."""
+    course, _, _, _ = course
+    html = (course / "feedback" / PARTIAL / "attention" / "attention.html").read_text()
+    assert "picture of your apply_causal_mask" in html and "data:image/png;base64," in html
+    perfect = (course / "feedback" / PERFECT / "attention" / "attention.html").read_text()
+    assert "picture of your" not in perfect
