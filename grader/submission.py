@@ -232,7 +232,7 @@ class Submission:
 
     def _send(self, func, args, return_args, options=None, timeout=None):
         """Send one call request; return its deadline."""
-        if self._proc is None:
+        if self._proc is None and self._import_problem is None:  # an import that failed once is not retried
             self._start()
         if self._import_problem is not None:
             raise StudentCodeError(self._import_problem)

@@ -173,3 +173,13 @@ def test_worker_runs_fenced_in(make_submission):
         assert limit_mib == isolation.MEMORY_LIMIT >> 20
         if isolation.can_drop_privileges():
             assert uid >= isolation.UID_BASE and net == 0
+
+
+def test_an_import_that_hangs_costs_one_timeout(make_submission):
+    import time
+    with Submission(make_submission("import time\ntime.sleep(60)\ndef f(x):\n    return x\n"), timeout=1.0) as sub:
+        for _ in range(3):
+            started = time.perf_counter()
+            with pytest.raises(StudentCodeError, match="could not be imported: .*timed out after 1 s"):
+                sub.call("f", np.ones(2))
+        assert time.perf_counter() - started < 0.5  # the third call: no new worker, no new wait
