@@ -126,10 +126,11 @@ def draw_for(submission_dir, exercise, out_dir, timeout=DEFAULT_TIMEOUT):
 
 
 def worth_drawing(results):
-    """A failing exercise whose code ran: not every failure a stub, a file that did not import or build."""
+    """A failing exercise whose code ran: not every failure a stub, a file that did not import or build, or a
+    timeout (drawing would run the endless loop once more)."""
     failed = [r for r in results if not r.passed]
     cannot_run = ("not implemented yet", "could not be imported", "has no function named", "does not compile",
-                  "cannot be graded on this machine", "no attention.py in", "no microgpt_cuda.cu in")
+                  "cannot be graded on this machine", "no attention.py in", "no microgpt_cuda.cu in", "timed out")
     return any(not any(words in r.message for words in cannot_run) for r in failed)
 
 
