@@ -36,7 +36,7 @@ def add_arguments(parser):
     parser.add_argument("--force", action="store_true", help="regrade unchanged students too")
 
 
-def grade_student(folder, out, suite, timeout):
+def grade_student(folder, out, suite, timeout, jobs_at_once=1):
     """Grade one student folder in a subprocess; write out/results.json and out/scorecard.txt."""
     student = folder.name
     with tempfile.TemporaryDirectory(prefix="batch-") as private:
@@ -49,7 +49,8 @@ def grade_student(folder, out, suite, timeout):
         results.parent.mkdir()
         proc = subprocess.run([sys.executable, "-m", "grader", "grade", "--submission", str(copy),
                                "--suite", suite, "--results", str(results), "--timeout", str(timeout)],
-                              cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+                              cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                              env=jobs.thread_env(jobs_at_once))
         out.mkdir(parents=True, exist_ok=True)
         (out / "scorecard.txt").write_text(proc.stdout.replace(str(copy), student) + proc.stderr)
         try:
@@ -101,7 +102,7 @@ def main(args):
     started = time.perf_counter()
     print(f"grading {len(students)} students in {folder}, {args.jobs} at a time ({args.suite} suites)")
     outcomes = jobs.run_all(
-        students, lambda s: grade_student(folder / s, out / s, args.suite, args.timeout), jobs=args.jobs,
+        students, lambda s: grade_student(folder / s, out / s, args.suite, args.timeout, args.jobs), jobs=args.jobs,
         stamps=stamps, digest_of=lambda s: jobs.tree_hash(*(folder / s / n for n in SUBMISSION_FILES
                                                            if (folder / s / n).is_file())) + grader,
         force=args.force, what="grading")

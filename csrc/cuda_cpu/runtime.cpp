@@ -4,7 +4,10 @@
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 
+#include <sched.h>
+
 #include <csignal>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -94,6 +97,18 @@ struct ReusedStack {
     }
     void deallocate(ctx::stack_context& s) noexcept { b->free_stacks.push_back(s); }
 };
+
+// Threads that run blocks: CUDA_CPU_WORKERS when set (a class graded two at a time gives each grading one core),
+// otherwise the CPUs this process may use (taskset and container limits included).
+unsigned block_workers() {
+    if (const char* env = std::getenv("CUDA_CPU_WORKERS")) {
+        long n = std::strtol(env, nullptr, 10);
+        if (n >= 1 && n <= 1024) return static_cast<unsigned>(n);
+    }
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+    return std::max(1u, std::thread::hardware_concurrency());
+}
 
 int run_order() {
     const char* env = std::getenv("CUDA_CPU_ORDER");
@@ -386,7 +401,7 @@ void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, bool n
         return;
     }
     unsigned blocks = cfg.grid.x * cfg.grid.y * cfg.grid.z;
-    unsigned workers = std::max(1u, std::min(blocks, std::thread::hardware_concurrency()));
+    unsigned workers = std::min(blocks, block_workers());
     int order = run_order();
     std::atomic<unsigned> next{0};
     {
