@@ -17,10 +17,11 @@ grades.csv.
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-from grader import jobs
+from grader import jobs, notebook, pregrade
 from grader.release import ASSIGNMENT, ROOT, nbgrader_command
 
 LOCKED = "database is locked"
@@ -36,14 +37,27 @@ def add_arguments(parser):
     parser.add_argument("--force", action="store_true", help="regrade unchanged submissions too")
 
 
-def nbgrader(course, *args):
+def nbgrader(course, *args, env=None):
     return subprocess.run([nbgrader_command(), *args], cwd=course, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL, env=env)
 
 
-def autograde_one(course, assignment, student):
+def autograde_one(course, assignment, student, jobs_at_once=1, expected=None):
+    env = jobs.thread_env(jobs_at_once)
+    with tempfile.TemporaryDirectory(prefix="verdicts-") as verdicts:
+        # every test cell's verdict, graded in one process before nbgrader runs the notebook (grader/pregrade.py)
+        planned = sum(len(pregrade.pregrade(path, verdicts, env=env, expected=expected))
+                      for path in sorted((Path(course) / "submitted" / student / assignment).glob("*.ipynb")))
+        outcome = _autograde(course, assignment, student, dict(env, GRADER_VERDICTS=verdicts))
+        used = Path(verdicts, notebook.USED).read_text().split() if Path(verdicts, notebook.USED).is_file() else []
+    if outcome.ok:
+        outcome.note = f"{len(used)} of {planned} test cells graded ahead in one process"
+    return outcome
+
+
+def _autograde(course, assignment, student, env):
     for attempt in range(RETRIES):
-        proc = nbgrader(course, "autograde", assignment, "--student", student, "--force")
+        proc = nbgrader(course, "autograde", assignment, "--student", student, "--force", env=env)
         log = proc.stdout + proc.stderr
         if LOCKED not in log:
             break
@@ -91,10 +105,11 @@ def main(args):
     stamps = jobs.Stamps(course / ".autograde-stamps" / args.assignment)
     started = time.perf_counter()
     print(f"autograding {len(students)} submissions of {args.assignment}, {args.jobs} at a time")
-    outcomes = jobs.run_all(
-        students, lambda s: autograde_one(course, args.assignment, s), jobs=args.jobs, stamps=stamps,
-        digest_of=lambda s: jobs.tree_hash(course / "submitted" / s / args.assignment) + source_and_grader,
-        force=args.force, what="autograde")
+    with tempfile.TemporaryDirectory(prefix="expected-") as expected:  # shared by the class (shared_expected.py)
+        outcomes = jobs.run_all(
+            students, lambda s: autograde_one(course, args.assignment, s, args.jobs, expected), jobs=args.jobs,
+            stamps=stamps, force=args.force, what="autograde",
+            digest_of=lambda s: jobs.tree_hash(course / "submitted" / s / args.assignment) + source_and_grader)
     failed = [o.student for o in outcomes if not o.ok]
     print(f"autograde: {len(students) - len(failed)} of {len(students)} ok in {time.perf_counter() - started:.1f} s"
           + (f"; failed: {', '.join(failed)}" if failed else ""))

@@ -36,7 +36,7 @@ def add_arguments(parser):
     parser.add_argument("--force", action="store_true", help="regrade unchanged students too")
 
 
-def grade_student(folder, out, suite, timeout, jobs_at_once=1):
+def grade_student(folder, out, suite, timeout, jobs_at_once=1, expected=None):
     """Grade one student folder in a subprocess; write out/results.json and out/scorecard.txt."""
     student = folder.name
     with tempfile.TemporaryDirectory(prefix="batch-") as private:
@@ -48,7 +48,8 @@ def grade_student(folder, out, suite, timeout, jobs_at_once=1):
         results = Path(private) / "graded" / "results.json"
         results.parent.mkdir()
         proc = subprocess.run([sys.executable, "-m", "grader", "grade", "--submission", str(copy),
-                               "--suite", suite, "--results", str(results), "--timeout", str(timeout)],
+                               "--suite", suite, "--results", str(results), "--timeout", str(timeout),
+                               *(["--expected-cache", str(expected)] if expected else [])],
                               cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL,
                               env=jobs.thread_env(jobs_at_once))
         out.mkdir(parents=True, exist_ok=True)
@@ -59,6 +60,8 @@ def grade_student(folder, out, suite, timeout, jobs_at_once=1):
             (out / "results.json").unlink(missing_ok=True)
             return jobs.Outcome(student, False, note=f"grader exit code {proc.returncode}, see {out}/scorecard.txt")
     (out / "results.json").write_text(json.dumps(data, indent=2) + "\n")
+    if proc.returncode != 0:  # the grader itself failed (exit code 2): the points say nothing about the student
+        return jobs.Outcome(student, False, note=f"grader problem (exit code {proc.returncode}), see {out}/scorecard.txt")
     return jobs.Outcome(student, True, note=f"{data['score']:g} points")
 
 
@@ -101,11 +104,14 @@ def main(args):
     stamps = jobs.Stamps(out / ".stamps")
     started = time.perf_counter()
     print(f"grading {len(students)} students in {folder}, {args.jobs} at a time ({args.suite} suites)")
-    outcomes = jobs.run_all(
-        students, lambda s: grade_student(folder / s, out / s, args.suite, args.timeout, args.jobs), jobs=args.jobs,
-        stamps=stamps, digest_of=lambda s: jobs.tree_hash(*(folder / s / n for n in SUBMISSION_FILES
-                                                           if (folder / s / n).is_file())) + grader,
-        force=args.force, what="grading")
+    # expected answers are computed by the first grading that needs them and shared with the rest (private to
+    # this run: mkdtemp's folder is 0700, out of the workers' reach)
+    with tempfile.TemporaryDirectory(prefix="expected-") as expected:
+        outcomes = jobs.run_all(
+            students, lambda s: grade_student(folder / s, out / s, args.suite, args.timeout, args.jobs, expected),
+            jobs=args.jobs, stamps=stamps, force=args.force, what="grading",
+            digest_of=lambda s: jobs.tree_hash(*(folder / s / n for n in SUBMISSION_FILES
+                                                 if (folder / s / n).is_file())) + grader)
     grades = write_grades(out, students)
     failed = [o.student for o in outcomes if not o.ok]
     print(f"{len(students) - len(failed)} of {len(students)} graded in {time.perf_counter() - started:.1f} s; "

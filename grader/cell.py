@@ -9,6 +9,7 @@ reads, and a hidden test's message would show its inputs and the reference's ans
 """
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -23,10 +24,16 @@ SUITE_PATHS = {"public": "tests/public", "hidden": "tests/hidden"}
 
 
 def add_arguments(parser):
-    parser.add_argument("--submission", required=True, help="folder holding attention.py (and microgpt_cuda.cu)")
-    parser.add_argument("--exercise", required=True, choices=collect.EXERCISES)
+    parser.add_argument("--submission", help="folder holding attention.py (and microgpt_cuda.cu)")
+    parser.add_argument("--exercise", choices=collect.EXERCISES, help="the exercise to grade")
+    parser.add_argument("--plan", metavar="FILE",
+                        help="instead of one exercise: grade each entry of FILE (a JSON list of {submission, "
+                             "exercise, suites, out}) in this one process and write its report and score to its "
+                             "out file, for the notebook's test cells to show (grader/autograde.py writes it)")
     parser.add_argument("--suite", action="append", choices=sorted(SUITE_PATHS),
                         help="a suite to run, once per suite (default: public)")
+    parser.add_argument("--expected-cache", metavar="DIR",
+                        help="share expected answers with the class's other gradings through DIR (autograde)")
     parser.add_argument("--json", metavar="FILE", help="write the score as JSON to FILE")
     parser.add_argument("--pictures", metavar="DIR",
                         help="when the exercise fails, draw its picture (public inputs only) into DIR")
@@ -42,8 +49,10 @@ def _paths(suites):
     return paths
 
 
-def grade(submission, exercise, suites, timeout=DEFAULT_TIMEOUT):
+def grade(submission, exercise, suites, timeout=DEFAULT_TIMEOUT, expected=None):
     extra = ["-p", "grader.cell_filter", f"--only-exercise={exercise}"]
+    if expected:
+        extra += ["--expected-cache", str(expected)]
     return collect.run_pytest(_paths(suites), [Path(submission).resolve()], timeout, extra_args=extra)
 
 
@@ -74,30 +83,56 @@ def report(run, exercise, console):
             console.print(Text(f"grader problem: {problem}", style="bold red"))
 
 
-def main(args):
-    suites = args.suite or ["public"]
-    console = Console(highlight=False, width=100, force_terminal=False, color_system=None)
-    try:
-        run = grade(args.submission, args.exercise, suites, args.timeout)
-    except FileNotFoundError as exc:
-        print(f"grader: {exc}", file=sys.stderr)
-        return 2
-    report(run, args.exercise, console)
+def _verdict(run, submission, exercise, suites, pictures_dir):
+    """(report text, verdict dict) for one exercise of a run."""
+    console = Console(highlight=False, width=100, force_terminal=False, color_system=None, record=True,
+                      file=open(os.devnull, "w"))
+    report(run, exercise, console)
+    text = console.export_text()
     score = sum(r.score for r in run.results)
     possible = sum(r.points for r in run.results)
     picture = None
-    if args.pictures and score < possible:
+    if pictures_dir and score < possible:
         from grader import pictures
-        if args.exercise in pictures.PICTURED:
+        if exercise in pictures.PICTURED:
             try:  # a courtesy: never a reason for the cell to fail
-                picture = pictures.draw_for(args.submission, args.exercise, args.pictures).path
+                picture = pictures.draw_for(submission, exercise, pictures_dir).path
             except Exception as exc:
-                print(f"(no picture: {exc})")
-    verdict = json.dumps({"exercise": args.exercise, "suites": suites, "score": score, "max_score": possible,
-                          "problems": run.problems, "picture": str(picture) if picture else None})
+                text += f"(no picture: {exc})\n"
+    return text, {"exercise": exercise, "suites": suites, "score": score, "max_score": possible,
+                  "problems": run.problems, "picture": str(picture) if picture else None}
+
+
+def grade_plan(plan_file, timeout, expected=None):
+    """Each planned (submission, exercise, suites) graded in this process, one after another: the imports, the
+    kernel build and the reference times are paid once per notebook instead of once per test cell."""
+    for entry in json.loads(Path(plan_file).read_text()):
+        out = Path(entry["out"])
+        out.parent.mkdir(parents=True, exist_ok=True)
+        run = grade(entry["submission"], entry["exercise"], entry["suites"], timeout, expected)
+        text, verdict = _verdict(run, entry["submission"], entry["exercise"], entry["suites"],
+                                 out.parent / "pictures")
+        out.write_text(json.dumps({"report": text, "verdict": verdict}) + "\n")
+
+
+def main(args):
+    suites = args.suite or ["public"]
+    if bool(args.exercise) == bool(args.plan) or (args.exercise and not args.submission):
+        print("grader: give --submission DIR --exercise NAME, or --plan FILE", file=sys.stderr)
+        return 2
+    try:
+        if args.plan:
+            grade_plan(args.plan, args.timeout, args.expected_cache)
+            return 0
+        run = grade(args.submission, args.exercise, suites, args.timeout, args.expected_cache)
+    except FileNotFoundError as exc:
+        print(f"grader: {exc}", file=sys.stderr)
+        return 2
+    text, verdict = _verdict(run, args.submission, args.exercise, suites, args.pictures)
+    print(text, end="")
     if args.json:
-        Path(args.json).write_text(verdict + "\n")
+        Path(args.json).write_text(json.dumps(verdict) + "\n")
     # the notebook reads the score from this last line: no file a student's process could overwrite
     sys.stdout.flush()
-    print(f"{SCORE_LINE} {verdict}", flush=True)
+    print(f"{SCORE_LINE} {json.dumps(verdict)}", flush=True)
     return 2 if run.problems else 0

@@ -30,6 +30,9 @@ def add_arguments(parser):
                              "exercises (default), all pictured exercises, or none")
     parser.add_argument("--report-dir", default="grade-report", metavar="DIR",
                         help="folder for the pictures (default: %(default)s)")
+    parser.add_argument("--expected-cache", metavar="DIR",
+                        help="share expected answers through DIR with other gradings of the same class "
+                             "(python -m grader batch sets it)")
     parser.add_argument("--timings", metavar="FILE",
                         help="write where grading time went (imports, workers, comparisons) as JSON to FILE "
                              "(used by make bench)")
@@ -89,7 +92,8 @@ def main(args):
     pytest_started = time.perf_counter()
     with _ProgressShown(console) as progress:
         run = collect.run_pytest(paths, [submission.resolve()], args.timeout, progress=progress,
-                                 extra_args=["--exercise", args.exercise] if args.exercise else [])
+                                 extra_args=(["--exercise", args.exercise] if args.exercise else [])
+                                 + (["--expected-cache", args.expected_cache] if args.expected_cache else []))
     pytest_time = time.perf_counter() - pytest_started
     if args.exercise and not run.results:
         print(f"grader: the {args.suite} suite has no tests of {args.exercise}", file=sys.stderr)

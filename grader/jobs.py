@@ -18,6 +18,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from grader import heap
+
 ROOT = Path(__file__).resolve().parent.parent
 # what decides a grade besides the submission: the suites, the grader, the references, the CPU runtime
 GRADER_INPUTS = ["grader", "tests/public", "tests/hidden", "solutions/attention.py", "solutions/microgpt_cuda.cu",
@@ -28,18 +30,11 @@ def default_jobs():
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-# Big arrays (100 MB at ANDREA-120M, batch 2) are allocated and freed by every test. By default glibc maps each one
-# afresh, and the kernel zeroes its pages again on first touch: a third of a grading's CPU time. Kept in the heap
-# instead (and on huge pages, for torch), they are reused; measured, a grading's system time fell from 8.0 to 5.0 s.
-MEMORY_ENV = {"MALLOC_MMAP_THRESHOLD_": str(1 << 32), "MALLOC_TRIM_THRESHOLD_": str(1 << 34),
-              "THP_MEM_ALLOC_ENABLE": "1"}
-
-
 def thread_env(jobs):
     """The environment of one of `jobs` gradings run at once: each gets its share of the cores, for torch's and
     BLAS's threads and for the CPU runtime's block workers, so two gradings on two cores do not fight over both."""
     threads = str(max(1, default_jobs() // max(1, jobs)))
-    return dict(os.environ, **MEMORY_ENV, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads,
+    return dict(heap.environment(), OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads,
                 OPENBLAS_NUM_THREADS=threads, CUDA_CPU_WORKERS=threads)
 
 

@@ -11,6 +11,8 @@ import hashlib
 
 import numpy as np
 
+from grader import shared_expected
+
 _state = {"key": None, "n": 0, "values": {}}
 
 
@@ -37,7 +39,10 @@ def get(name, arrays, compute):
     slot = (name, _state["n"], fingerprint(arrays))
     values = _state["values"]
     if slot not in values:
-        values[slot] = compute()
+        if shared_expected.active():  # a batch: another student's grading may have computed it already
+            values[slot] = shared_expected.get((_state["key"], *slot), compute)
+        else:
+            values[slot] = compute()
     return values[slot]
 
 

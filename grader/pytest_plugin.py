@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import inputs, isolation, memo, notes
+from grader import inputs, isolation, memo, notes, shared_expected
 from grader.compare import WrongAnswer
 from grader.submission import StudentCodeError, Submission, TimedOut
 
@@ -33,6 +33,9 @@ def pytest_addoption(parser):
     group.addoption("--share-identical-code", action="store_true",
                     help="reuse one submission's answer for another whose code for that function is identical "
                          "(for the controls only: our own submissions)")
+    group.addoption("--expected-cache", default=None, metavar="DIR",
+                    help="share expected answers with the other gradings of a batch through DIR "
+                         "(grader/shared_expected.py)")
     group.addoption("--exercise", default=None, metavar="NAME",
                     help="run only the tests of this exercise (its kernel is built only if NAME is cuda_kernel)")
 
@@ -60,6 +63,7 @@ def test_key(item):
 
 def pytest_configure(config):
     isolation.protect_answers()  # as root, workers run as other uids: the reference and hidden suite stay ours
+    shared_expected.use(config.getoption("--expected-cache"))
     config.addinivalue_line("markers", "exercise(name): the exercise a graded test belongs to")
     config.addinivalue_line("markers", "points(n): how many points a graded test is worth")
 

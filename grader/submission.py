@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grader import isolation, jobs, wire
+from grader import heap, isolation, wire
 from grader.timings import timed
 
 WORKER = Path(__file__).with_name("worker.py")
@@ -385,7 +385,7 @@ def _worker_env():
     # one BLAS thread: the grader's process already uses the cores, and results stay reproducible
     env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
     # machine workarounds the worker's numpy needs too; the CPU runtime's thread count (grader.jobs)
-    for key in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "CUDA_CPU_WORKERS", *jobs.MEMORY_ENV):
+    for key in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "CUDA_CPU_WORKERS", *heap.SETTINGS):
         if key in os.environ:
             env[key] = os.environ[key]
     return env

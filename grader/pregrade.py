@@ -1,0 +1,86 @@
+"""Grade a submitted notebook's answers before nbgrader executes it, in one process (`make autograde`).
+
+Each of the notebook's 7 test cells would otherwise start `python -m grader cell`: 7 times the imports (torch,
+pytest), the collection and the kernel report, about 3 s each before any test runs. Here the notebook is read
+without running anything: its answer cells (`%%answer NAME`) are replayed in order, exactly as the cell magic
+would save them, and at each test cell the answers saved so far are written out as a submission folder, keyed by
+its digest. One `python -m grader cell --plan` then grades every (folder, exercise) in one process. At autograde
+the test cells find the verdict for exactly the answers they assembled (grader/notebook.py, GRADER_VERDICTS);
+whatever differs (a cell not replayed as predicted) has no verdict, and that cell grades by itself as before.
+"""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from grader import notebook
+
+ROOT = Path(__file__).resolve().parent.parent
+ANSWER_LINE = re.compile(r"^%%answer[ \t]+(\S+)[ \t]*$")
+GRADE_CALL = re.compile(r"""^grade\(["'](\w+)["'], suites\)\s*$""", re.M)
+AUTOGRADE_SUITES = ["public", "hidden"]  # what a test cell's `suites` holds at autograde
+
+
+def _source(cell):
+    text = cell.get("source", "")
+    return "".join(text) if isinstance(text, list) else text
+
+
+def plan(notebook_path, verdicts):
+    """Replay the answer cells; return the plan entries (one per test cell) and write their submission folders."""
+    saved = {}
+    entries = []
+    cells = json.loads(Path(notebook_path).read_text()).get("cells", [])
+    for cell in cells:
+        if cell.get("cell_type") != "code":
+            continue
+        text = _source(cell)
+        if not text.endswith("\n"):  # IPython ends a cell with a newline before splitting off the magic's line
+            text += "\n"
+        first, _, body = text.partition("\n")
+        found = ANSWER_LINE.match(first)
+        if found:
+            saved[found.group(1)] = body
+            continue
+        call = GRADE_CALL.search(text)
+        if call:
+            entries.append((dict(saved), call.group(1)))
+    out = []
+    for answers, exercise in entries:
+        notebook.ANSWERS.clear()
+        notebook.ANSWERS.update(answers)
+        staged = Path(tempfile.mkdtemp(prefix="prefix-", dir=verdicts))
+        notebook.write_submission(staged)
+        folder = Path(verdicts) / notebook.submission_digest(staged)
+        if folder.exists():  # the same answers as an earlier test cell's
+            shutil.rmtree(staged)
+        else:
+            folder.mkdir()
+            staged.rename(folder / "submission")
+        out.append({"submission": str(folder / "submission"), "exercise": exercise, "suites": AUTOGRADE_SUITES,
+                    "out": str(folder / f"{exercise}.json")})
+    notebook.ANSWERS.clear()
+    return out
+
+
+def pregrade(notebook_path, verdicts, env=None, timeout=None, expected=None):
+    """Grade every test cell's answers of notebook_path into verdicts/; return the entries graded (none when the
+    grading process failed: every cell then grades by itself)."""
+    entries = plan(notebook_path, verdicts)
+    if not entries:
+        return []
+    plan_file = Path(verdicts) / "plan.json"
+    plan_file.write_text(json.dumps(entries, indent=1))
+    cmd = [sys.executable, "-m", "grader", "cell", "--plan", str(plan_file)]
+    if expected:
+        cmd += ["--expected-cache", str(expected)]
+    try:
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL, env=env,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return []
+    return entries if proc.returncode == 0 else []
