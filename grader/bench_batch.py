@@ -1,9 +1,14 @@
 """`python -m grader bench-batch` (part of make bench): a class of N submissions graded by
 `python -m grader batch --jobs 2` against `--jobs 1`, and the per-student time against one `make grade`.
 
-The class is N copies of the reference and the known-wrong controls in turn (each a distinct folder, so no
-result is reused). Target (issue 5): --jobs 2 at least 1.7x faster than --jobs 1 on a 2-core machine.
+The class is the reference and the known-wrong controls in turn (each a distinct folder: no result is reused,
+and the kernel mutants' builds are real). Target (issue 5): --jobs 2 at least 1.7x faster than --jobs 1 on a
+2-core machine, and the per-student time close to one `make grade`. Both batch runs share expected answers
+between their students (grader/shared_expected.py) and give each job its share of the cores (grader/jobs.py);
+the single `python -m grader grade` runs as a student's `make grade` does, with both cores and nothing shared.
 """
+
+import statistics
 
 import shutil
 import subprocess
@@ -47,8 +52,8 @@ def main(args):
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         make_class(tmp / "class", args.students)
-        single = timed([py, "-m", "grader", "grade", "--submission", str(ROOT / "solutions"), "--suite",
-                        args.suite])
+        single = statistics.median(timed([py, "-m", "grader", "grade", "--submission", str(ROOT / "solutions"),
+                                          "--suite", args.suite]) for _ in range(3))
         rows = {}
         for jobs in (1, 2):
             out = tmp / f"out{jobs}"
@@ -58,6 +63,7 @@ def main(args):
     ratio = rows[1] / rows[2]
     print(f"batch of {n} submissions ({args.suite} suite): --jobs 1 {rows[1]:.1f} s, --jobs 2 {rows[2]:.1f} s; "
           f"speed-up {ratio:.2f}x ({'meets' if ratio >= TARGET else 'MISSES'} the {TARGET}x target)")
-    print(f"per student: {rows[1] / n:.1f} s at --jobs 1 (wall {rows[2] / n:.1f} s at --jobs 2) against "
-          f"{single:.1f} s for one `python -m grader grade` of the reference ({rows[1] / n / single:.2f}x)")
+    print(f"per student: {rows[1] / n:.1f} s at --jobs 1 ({rows[1] / n / single:.2f}x), {rows[2] / n:.1f} s at "
+          f"--jobs 2 ({rows[2] / n / single:.2f}x), against {single:.1f} s for one `python -m grader grade` of the "
+          f"reference (median of 3)")
     return 0 if ratio >= TARGET else 1

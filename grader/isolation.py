@@ -8,6 +8,7 @@ inherits a random token in its environment; when grading ends, the worker's proc
 any process still carrying the token are killed, so a background process cannot outlive grading.
 """
 
+import functools
 import os
 import secrets
 import shutil
@@ -30,17 +31,15 @@ def is_root():
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
-_drop_ok = []
-
-
+@functools.lru_cache(maxsize=None)
 def _drop():
-    if not _drop_ok:
-        _drop_ok.append(can_drop_privileges())
-        if is_root() and not _drop_ok[0]:
-            import sys
-            import warnings
-            warnings.warn(DROP_PROBLEM.format(sys.base_prefix))
-    return _drop_ok[0]
+    """Whether workers drop to a uid of their own; decided (and warned about) once per process."""
+    ok = can_drop_privileges()
+    if is_root() and not ok:
+        import sys
+        import warnings
+        warnings.warn(DROP_PROBLEM.format(sys.base_prefix))
+    return ok
 
 
 def protect_answers():

@@ -50,6 +50,7 @@ def plan(notebook_path, verdicts):
         if call:
             entries.append((dict(saved), call.group(1)))
     out = []
+    Path(verdicts).mkdir(parents=True, exist_ok=True)
     for answers, exercise in entries:
         notebook.ANSWERS.clear()
         notebook.ANSWERS.update(answers)

@@ -86,6 +86,7 @@ class Submission:
         self.path = Path(kernel_library) if kernel_library else self.folder / filename
         self.kernel = kernel_library is not None
         self.timeout = timeout
+        self._call_timeout = timeout  # the limit of the call in flight (call() sets it)
         self._proc = None
         self._requests = self._replies = None  # pipe fds, set while a worker runs
         self._capture = None
@@ -269,7 +270,7 @@ class Submission:
         try:
             return wire.read_deadline(self._replies, deadline, MAX_REPLY_BYTES)
         except wire.WireTimeout:
-            limit = limit or getattr(self, "_call_timeout", self.timeout)
+            limit = limit or self._call_timeout
             if doing.startswith("running "):
                 self._timed_out[doing.split()[1]] = f"after {limit:g} s"
             raise self._fail(f"timed out after {limit:g} s while {doing}", TimedOut) from None

@@ -1,0 +1,51 @@
+"""Expected answers shared by the gradings of one class (grader/shared_expected.py, through memo.get)."""
+
+import numpy as np
+import pytest
+
+from grader import memo, shared_expected
+
+
+@pytest.fixture
+def shared(tmp_path):
+    shared_expected.use(tmp_path / "expected")
+    yield tmp_path / "expected"
+    shared_expected.use(None)
+
+
+def _grading(key, Q, calls):
+    """What one student's grading does in a test: memo.get of the expected answer and its bound."""
+    memo.begin(key)
+    return memo.get("scale_scores", (Q,), lambda: calls.append(1) or (Q * 2.0, np.float64(1e-6)))
+
+
+def test_second_grading_reads_what_the_first_computed(shared):
+    Q = np.random.default_rng(0).standard_normal((3, 5), dtype=np.float32)
+    calls = []
+    first = _grading("tests/public/test_x.py::test_a", Q, calls)
+    memo.begin("another test")  # a new process would start with an empty memo: forget the in-memory copy
+    second = _grading("tests/public/test_x.py::test_a", Q, calls)
+    assert calls == [1]  # computed once
+    np.testing.assert_array_equal(second[0], first[0])
+    assert second[1] == first[1] and isinstance(second[1], np.float64)
+    assert not second[0].flags.writeable  # mapped read-only: no grading can change another's expected answer
+
+
+def test_other_inputs_or_tests_are_never_paired(shared):
+    rng = np.random.default_rng(1)
+    Q1, Q2 = rng.standard_normal((4, 4)), rng.standard_normal((4, 4))
+    calls = []
+    a = _grading("t::one", Q1, calls)
+    memo.begin("x")
+    b = _grading("t::one", Q2, calls)  # same test, other inputs
+    memo.begin("x")
+    c = _grading("t::two", Q1, calls)  # other test, same inputs
+    assert calls == [1, 1, 1]
+    np.testing.assert_array_equal(b[0], Q2 * 2.0)
+    np.testing.assert_array_equal(a[0], c[0])
+
+
+def test_without_a_folder_nothing_is_written(tmp_path):
+    calls = []
+    _grading("t::solo", np.ones(3), calls)
+    assert calls == [1] and not shared_expected.active() and list(tmp_path.iterdir()) == []
