@@ -26,7 +26,8 @@ GIVEN_FUNCTIONS = ["causal_attention"]  # complete in the reference: a read-only
 KERNEL_FILE = "microgpt_cuda.cu"
 # The grader modules a student copy carries: what `make grade` needs. Instructor tools stay behind.
 INSTRUCTOR_ONLY = {"autograde.py", "batch.py", "jobs.py", "bench.py", "bench_batch.py", "controls.py", "gradescope.py",
-                   "leaks.py", "make_exercises.py", "nbgrader_hooks.py", "release.py"}
+                   "keep_answers_out_of_kernel.py", "leaks.py", "make_exercises.py", "nbgrader_hooks.py",
+                   "release.py"}
 RUNTIME_INSTRUCTOR_ONLY = {"attention_loops.cpp"}  # the plain-loops baseline of make bench: a whole solution
 CELL_TIMEOUT_S = 1200  # nbgrader's per-cell limit (default 30 s): a cold kernel build plus its tests fit
 
@@ -78,7 +79,10 @@ def build_notebook(points):
             `# YOUR CODE HERE` and run the cell. The cell is saved, not run in this notebook: the **test cell**
             below it runs the graded tests on your saved answers in a separate process, prints what failed and
             ends with your points. A crash or an endless loop in your code costs only that exercise's points.
-            Keep the `%%answer` line. Run the set-up cell first.""")),
+            Keep the `%%answer` line (at grading every answer cell gets its own back). Run the set-up cell first.
+
+            At grading, only this notebook's own cells run: a code cell you add is not run (it shows as a note in
+            your feedback), so put everything your answers need in the `%%answer` cells.""")),
         _cell("code", "# set-up: makes %%answer and grade() available (read-only)\nimport os, sys\n"
               "sys.path.insert(0, os.environ.get(\"GRADER_REPO\") or os.path.abspath(\"grading\"))\n"
               "from grader.notebook import grade", locked=True, grade_id="setup"),
@@ -232,6 +236,10 @@ c.CourseDirectory.root = {course!r}
 c.GenerateAssignment.preprocessors = nbgrader_hooks.generate_preprocessors()
 c.GenerateAssignment.post_convert_hook = nbgrader_hooks.release_hook({course!r})
 c.GenerateFeedback.preprocessors = nbgrader_hooks.feedback_preprocessors()
+# Student code never runs in the kernel: answer cells keep their %%answer line, added code cells and submitted
+# files beyond the course's are dropped (grader/keep_answers_out_of_kernel.py).
+c.Autograde.sanitize_preprocessors = nbgrader_hooks.sanitize_preprocessors()
+c.Autograde.autograde_preprocessors = nbgrader_hooks.autograde_preprocessors()
 # One test cell builds and tests the kernel: nbgrader's default 30 s per cell is too short for a cold build.
 c.Execute.timeout = {timeout}
 c.ExecutePreprocessor.timeout = {timeout}
@@ -256,8 +264,8 @@ def build_course(course, points):
             shutil.rmtree(course / sub)
     source = course / "source" / ASSIGNMENT
     source.mkdir(parents=True)
-    (course / "nbgrader_config.py").write_text(CONFIG.format(repo=str(ROOT), course=str(course),
-                                                             timeout=CELL_TIMEOUT_S))
+    config = CONFIG.format(repo=str(ROOT), course=str(course), timeout=CELL_TIMEOUT_S)
+    (course / "nbgrader_config.py").write_text(config)
     (source / NOTEBOOK).write_text(json.dumps(build_notebook(points), indent=1) + "\n")
     copy_student_grader(source / "grading")
     run_nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
