@@ -1,6 +1,7 @@
 """`make release`: the nbgrader course (build/course/) and the student repository (build/student/), from solutions/.
 
-    build/course/nbgrader_config.py          the course's config (hooks, timeouts, GRADER_REPO)
+    build/course/nbgrader_config.py          the course's config (hooks, timeouts, GRADER_REPO, course id,
+                                             exchange)
     build/course/source/attention/           attention.ipynb (lesson, answer cells, test cells) + grading/
     build/course/release/attention/          made by real `nbgrader generate_assignment`
     build/student/                           exercises/, the kernel stub, the public suite, the grader,
@@ -30,12 +31,17 @@ INSTRUCTOR_ONLY = {"autograde.py", "batch.py", "jobs.py", "bench.py", "bench_bat
                    "release.py"}
 RUNTIME_INSTRUCTOR_ONLY = {"attention_loops.cpp"}  # the plain-loops baseline of make bench: a whole solution
 CELL_TIMEOUT_S = 1200  # nbgrader's per-cell limit (default 30 s): a cold kernel build plus its tests fit
+COURSE_ID = "causal-attention"  # nbgrader's exchange files submissions by course id: it must be set
+EXCHANGE = "/usr/local/share/nbgrader/exchange"  # nbgrader's default exchange root
 
 
 def add_arguments(parser):
     parser.add_argument("--course", default=str(ROOT / "build" / "course"), help="course directory to (re)build")
     parser.add_argument("--student-repo", default=str(ROOT / "build" / "student"),
                         help="student repository to (re)build")
+    parser.add_argument("--course-id", default=COURSE_ID, help="nbgrader course id (default: %(default)s)")
+    parser.add_argument("--exchange", default=EXCHANGE, help="nbgrader exchange root for release_assignment, "
+                        "submit and collect (default: nbgrader's, %(default)s; GRADER_EXCHANGE overrides it)")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -233,6 +239,10 @@ from grader import nbgrader_hooks  # noqa: E402
 
 c = get_config()  # noqa: F821
 c.CourseDirectory.root = {course!r}
+c.CourseDirectory.course_id = {course_id!r}
+# The exchange of `nbgrader release_assignment`, `fetch_assignment`, `submit` and `collect`: students need the same
+# root and course id in their own nbgrader config (or on the command line).
+c.Exchange.root = os.environ.get("GRADER_EXCHANGE") or {exchange!r}
 c.GenerateAssignment.preprocessors = nbgrader_hooks.generate_preprocessors()
 c.GenerateAssignment.post_convert_hook = nbgrader_hooks.release_hook({course!r})
 c.GenerateFeedback.preprocessors = nbgrader_hooks.feedback_preprocessors()
@@ -257,14 +267,15 @@ def run_nbgrader(course, *args, check=True):
     return proc
 
 
-def build_course(course, points):
+def build_course(course, points, course_id=COURSE_ID, exchange=EXCHANGE):
     course = Path(course).resolve()
     for sub in ("source", "release"):
         if (course / sub).exists():
             shutil.rmtree(course / sub)
     source = course / "source" / ASSIGNMENT
     source.mkdir(parents=True)
-    config = CONFIG.format(repo=str(ROOT), course=str(course), timeout=CELL_TIMEOUT_S)
+    config = CONFIG.format(repo=str(ROOT), course=str(course), course_id=course_id, exchange=str(exchange),
+                           timeout=CELL_TIMEOUT_S)
     (course / "nbgrader_config.py").write_text(config)
     (source / NOTEBOOK).write_text(json.dumps(build_notebook(points), indent=1) + "\n")
     copy_student_grader(source / "grading")
@@ -275,7 +286,7 @@ def build_course(course, points):
 def main(args):
     from grader import leaks
     points = exercise_points()
-    course = build_course(args.course, points)
+    course = build_course(args.course, points, course_id=args.course_id, exchange=Path(args.exchange).resolve())
     student = build_student_repo(args.student_repo)
     release = course / "release" / ASSIGNMENT
     print(f"wrote {course / 'source' / ASSIGNMENT / NOTEBOOK} ({sum(points.values()):g} points in "

@@ -68,9 +68,11 @@ def test_source_notebook_has_nbgrader_cells_and_release_has_stubs(released):
     assert 'grade("compute_dk", suites)' in test_cell
 
 
-def test_course_config_names_the_kernel_guards(released):
+def test_course_config_names_the_exchange_and_the_kernel_guards(released):
     course, _, _ = released
     config = (course / "nbgrader_config.py").read_text()
+    assert "c.CourseDirectory.course_id = 'causal-attention'" in config
+    assert 'os.environ.get("GRADER_EXCHANGE") or \'/usr/local/share/nbgrader/exchange\'' in config
     assert "c.Autograde.sanitize_preprocessors = nbgrader_hooks.sanitize_preprocessors()" in config
     intro = "".join(_cells(course / "release" / "attention" / "attention.ipynb")[1]["source"])
     assert "a code cell you add is not run" in intro
