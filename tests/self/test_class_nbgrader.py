@@ -45,7 +45,7 @@ for pattern in ("../*/attention/attention.ipynb", "../../*/attention/attention.i
 # error 0, nothing at all full marks): an added cell that swallows every error and deletes grade(), an answer cell
 # without its %%answer line that redefines grade(), test cells tagged to be skipped, and a submitted
 # ipykernel_launcher.py that would become the kernel itself. Without grader/keep_answers_out_of_kernel.py each
-# one alone is worth full marks (or the kernel).
+# one alone earns marks the answers do not (together: full marks, measured), or takes over the kernel.
 SWALLOW_ERRORS = ("get_ipython().set_custom_exc((BaseException,), lambda *a, **k: None)\n"
                   "del grade  # every test cell now fails with a NameError that nobody sees\n")
 GRADE_ANYTHING = "def grade(exercise, suites=()):\n    return 1000.0\n"
