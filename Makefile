@@ -23,7 +23,7 @@ help:
 	@echo "make controls                                           grade the known-wrong submissions"
 	@echo "make bench                                              time grading of the reference"
 	@echo "make release                                            nbgrader course + student repository (build/)"
-	@echo "make autograde [JOBS=N]                                 autograde build/course/submitted, feedback, grades.csv"
+	@echo "make autograde [JOBS=N] [ARGS=--collect]                (collect,) autograde build/course/submitted, feedback, grades.csv"
 	@echo "make gradescope                                         build/gradescope/autograder.zip"
 
 # The venv is rebuilt only when requirements.txt changes; pip skips what is already installed.
@@ -68,10 +68,10 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 COURSE ?= build/course
 
 release: $(STAMP)
-	$(PY) -m grader release --course $(COURSE)
+	$(PY) -m grader release --course $(COURSE) $(ARGS)
 
 autograde: $(STAMP)
-	$(PY) -m grader autograde --course $(COURSE) --jobs $(JOBS)
+	$(PY) -m grader autograde --course $(COURSE) --jobs $(JOBS) $(ARGS)
 
 gradescope: $(STAMP)
 	$(PY) -m grader gradescope

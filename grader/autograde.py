@@ -1,7 +1,10 @@
 """`make autograde`: autograde every submitted/<student>/<assignment> with nbgrader, in parallel, then feedback and
 grades.csv.
 
-    python -m grader autograde [--course build/course] [--jobs N] [--force]
+    python -m grader autograde [--course build/course] [--jobs N] [--force] [--collect]
+
+- With --collect, first `nbgrader collect ASSIGNMENT --update`: each student's latest submission in nbgrader's
+  exchange (the course's Exchange.root) into submitted/, replacing an older one.
 
 - One real `nbgrader autograde ASSIGNMENT --student ID --force` process per student, --jobs at a time
   (nbgrader itself grades one submission after another, #174). The gradebook stays nbgrader's SQLite file;
@@ -35,11 +38,24 @@ def add_arguments(parser):
     parser.add_argument("--jobs", type=int, default=jobs.default_jobs(),
                         help="students autograded at once (default: the cores, %(default)s)")
     parser.add_argument("--force", action="store_true", help="regrade unchanged submissions too")
+    parser.add_argument("--collect", action="store_true", help="first collect the latest submissions from "
+                        "nbgrader's exchange (nbgrader collect --update)")
 
 
 def nbgrader(course, *args, env=None):
     return subprocess.run([nbgrader_command(), *args], cwd=course, capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, env=env)
+
+
+def collect(course, assignment):
+    """nbgrader collect --update; returns an error message or None."""
+    proc = nbgrader(course, "collect", assignment, "--update")
+    log = proc.stdout + proc.stderr
+    if proc.returncode != 0 or "[CollectApp | ERROR]" in log or "[CollectApp | CRITICAL]" in log:
+        return log
+    new, updated = log.count("Collecting submission:"), log.count("Updating submission:")
+    print(f"nbgrader collect: {new} new, {updated} updated submission(s) from the exchange")
+    return None
 
 
 def autograde_one(course, assignment, student, jobs_at_once=1, expected=None):
@@ -97,6 +113,11 @@ def main(args):
     if not (course / "nbgrader_config.py").is_file():
         print(f"grader: {course} is not a course made by `make release`", file=sys.stderr)
         return 2
+    if args.collect:
+        failed = collect(course, args.assignment)
+        if failed:
+            print(f"grader: nbgrader collect failed:\n{failed}", file=sys.stderr)
+            return 1
     students = students_of(course, args.assignment)
     if not students:
         print(f"grader: nothing in {course}/submitted/*/{args.assignment}", file=sys.stderr)

@@ -7,16 +7,19 @@
   verbatim, solution regions included (nbgrader #1237); this replaces them by stubs.
 - generate_preprocessors / feedback_preprocessors: nbgrader's default lists with the changes above, and
   ClearHiddenTests added to feedback (the feedback HTML shows hidden tests otherwise, nbgrader #917).
+- sanitize_preprocessors / autograde_preprocessors: Autograde's two lists with grader.keep_answers_out_of_kernel
+  added, so that no student code runs in the notebook's kernel.
 """
 
 import re
 from pathlib import Path
 
-from nbgrader.converters import GenerateAssignment, GenerateFeedback
-from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
+from nbgrader.converters import Autograde, GenerateAssignment, GenerateFeedback
+from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions, Execute, OverwriteCells
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from traitlets import default
 
+from grader.keep_answers_out_of_kernel import AnswersStayText, OnlyCourseFiles
 from grader.make_exercises import STUB
 
 KERNEL_ANSWER = re.compile(r"^%%answer\s+\S+\.cu\s*$")
@@ -46,6 +49,20 @@ def feedback_preprocessors():
     defaults = list(GenerateFeedback.class_traits()["preprocessors"].default())
     at = defaults.index(CSSHTMLHeaderPreprocessor)
     return defaults[:at] + [ClearHiddenTests] + defaults[at:]
+
+
+def sanitize_preprocessors():
+    """After OverwriteCells (which drops unknown grade ids and restores locked cells), before the last check."""
+    defaults = list(Autograde.class_traits()["sanitize_preprocessors"].default())
+    at = defaults.index(OverwriteCells) + 1
+    return defaults[:at] + [AnswersStayText] + defaults[at:]
+
+
+def autograde_preprocessors():
+    """OnlyCourseFiles first: the kernel starts in Execute, in the folder it cleans."""
+    defaults = list(Autograde.class_traits()["autograde_preprocessors"].default())
+    at = defaults.index(Execute)
+    return defaults[:at] + [OnlyCourseFiles] + defaults[at:]
 
 
 def clear_regions(text, stub):

@@ -1,6 +1,7 @@
 """`make release`: the nbgrader course (build/course/) and the student repository (build/student/), from solutions/.
 
-    build/course/nbgrader_config.py          the course's config (hooks, timeouts, GRADER_REPO)
+    build/course/nbgrader_config.py          the course's config (hooks, timeouts, GRADER_REPO, course id,
+                                             exchange)
     build/course/source/attention/           attention.ipynb (lesson, answer cells, test cells) + grading/
     build/course/release/attention/          made by real `nbgrader generate_assignment`
     build/student/                           exercises/, the kernel stub, the public suite, the grader,
@@ -26,15 +27,21 @@ GIVEN_FUNCTIONS = ["causal_attention"]  # complete in the reference: a read-only
 KERNEL_FILE = "microgpt_cuda.cu"
 # The grader modules a student copy carries: what `make grade` needs. Instructor tools stay behind.
 INSTRUCTOR_ONLY = {"autograde.py", "batch.py", "jobs.py", "bench.py", "bench_batch.py", "controls.py", "gradescope.py",
-                   "leaks.py", "make_exercises.py", "nbgrader_hooks.py", "release.py"}
+                   "keep_answers_out_of_kernel.py", "leaks.py", "make_exercises.py", "nbgrader_hooks.py",
+                   "release.py"}
 RUNTIME_INSTRUCTOR_ONLY = {"attention_loops.cpp"}  # the plain-loops baseline of make bench: a whole solution
 CELL_TIMEOUT_S = 1200  # nbgrader's per-cell limit (default 30 s): a cold kernel build plus its tests fit
+COURSE_ID = "causal-attention"  # nbgrader's exchange files submissions by course id: it must be set
+EXCHANGE = "/usr/local/share/nbgrader/exchange"  # nbgrader's default exchange root
 
 
 def add_arguments(parser):
     parser.add_argument("--course", default=str(ROOT / "build" / "course"), help="course directory to (re)build")
     parser.add_argument("--student-repo", default=str(ROOT / "build" / "student"),
                         help="student repository to (re)build")
+    parser.add_argument("--course-id", default=COURSE_ID, help="nbgrader course id (default: %(default)s)")
+    parser.add_argument("--exchange", default=EXCHANGE, help="nbgrader exchange root for release_assignment, "
+                        "submit and collect (default: nbgrader's, %(default)s; GRADER_EXCHANGE overrides it)")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -78,7 +85,10 @@ def build_notebook(points):
             `# YOUR CODE HERE` and run the cell. The cell is saved, not run in this notebook: the **test cell**
             below it runs the graded tests on your saved answers in a separate process, prints what failed and
             ends with your points. A crash or an endless loop in your code costs only that exercise's points.
-            Keep the `%%answer` line. Run the set-up cell first.""")),
+            Keep the `%%answer` line (at grading every answer cell gets its own back). Run the set-up cell first.
+
+            At grading, only this notebook's own cells run: a code cell you add is not run (it shows as a note in
+            your feedback), so put everything your answers need in the `%%answer` cells.""")),
         _cell("code", "# set-up: makes %%answer and grade() available (read-only)\nimport os, sys\n"
               "sys.path.insert(0, os.environ.get(\"GRADER_REPO\") or os.path.abspath(\"grading\"))\n"
               "from grader.notebook import grade", locked=True, grade_id="setup"),
@@ -229,9 +239,17 @@ from grader import nbgrader_hooks  # noqa: E402
 
 c = get_config()  # noqa: F821
 c.CourseDirectory.root = {course!r}
+c.CourseDirectory.course_id = {course_id!r}
+# The exchange of `nbgrader release_assignment`, `fetch_assignment`, `submit` and `collect`: students need the same
+# root and course id in their own nbgrader config (or on the command line).
+c.Exchange.root = os.environ.get("GRADER_EXCHANGE") or {exchange!r}
 c.GenerateAssignment.preprocessors = nbgrader_hooks.generate_preprocessors()
 c.GenerateAssignment.post_convert_hook = nbgrader_hooks.release_hook({course!r})
 c.GenerateFeedback.preprocessors = nbgrader_hooks.feedback_preprocessors()
+# Student code never runs in the kernel: answer cells keep their %%answer line, added code cells and submitted
+# files beyond the course's are dropped (grader/keep_answers_out_of_kernel.py).
+c.Autograde.sanitize_preprocessors = nbgrader_hooks.sanitize_preprocessors()
+c.Autograde.autograde_preprocessors = nbgrader_hooks.autograde_preprocessors()
 # One test cell builds and tests the kernel: nbgrader's default 30 s per cell is too short for a cold build.
 c.Execute.timeout = {timeout}
 c.ExecutePreprocessor.timeout = {timeout}
@@ -249,15 +267,16 @@ def run_nbgrader(course, *args, check=True):
     return proc
 
 
-def build_course(course, points):
+def build_course(course, points, course_id=COURSE_ID, exchange=EXCHANGE):
     course = Path(course).resolve()
     for sub in ("source", "release"):
         if (course / sub).exists():
             shutil.rmtree(course / sub)
     source = course / "source" / ASSIGNMENT
     source.mkdir(parents=True)
-    (course / "nbgrader_config.py").write_text(CONFIG.format(repo=str(ROOT), course=str(course),
-                                                             timeout=CELL_TIMEOUT_S))
+    config = CONFIG.format(repo=str(ROOT), course=str(course), course_id=course_id, exchange=str(exchange),
+                           timeout=CELL_TIMEOUT_S)
+    (course / "nbgrader_config.py").write_text(config)
     (source / NOTEBOOK).write_text(json.dumps(build_notebook(points), indent=1) + "\n")
     copy_student_grader(source / "grading")
     run_nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
@@ -267,7 +286,7 @@ def build_course(course, points):
 def main(args):
     from grader import leaks
     points = exercise_points()
-    course = build_course(args.course, points)
+    course = build_course(args.course, points, course_id=args.course_id, exchange=Path(args.exchange).resolve())
     student = build_student_repo(args.student_repo)
     release = course / "release" / ASSIGNMENT
     print(f"wrote {course / 'source' / ASSIGNMENT / NOTEBOOK} ({sum(points.values()):g} points in "

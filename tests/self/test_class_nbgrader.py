@@ -1,6 +1,8 @@
-"""A small class, end to end with real nbgrader and a real Jupyter kernel: generate_assignment -> submit ->
-autograde (python -m grader autograde: one nbgrader process per student, 2 at a time) -> generate_feedback ->
-export. Students: perfect, stub, partial (a known-wrong mask), malicious. One class run shared by all tests.
+"""A small class, end to end with real nbgrader and a real Jupyter kernel: generate_assignment ->
+release_assignment -> each student fetch_assignment and submit through nbgrader's exchange -> collect and
+autograde (python -m grader autograde --collect: one nbgrader process per student, 2 at a time) ->
+generate_feedback -> export. Students: perfect, stub, partial (a known-wrong mask), malicious. One class run
+shared by all tests.
 
 It takes minutes (about 6 on a loaded 2-core machine: every test cell grades its exercise in full, public and
 hidden), more than `make test` can give it, so it runs with `make test-class` (GRADER_CLASS_TEST=1)."""
@@ -9,12 +11,13 @@ import ast
 import csv
 import json
 import os
-import shutil
+import subprocess
 
 import pytest
 
 from grader import cell, leaks
 from grader.controls import REFERENCE, WRONG, Control, mutate
+from grader.release import ASSIGNMENT, COURSE_ID, nbgrader_command, run_nbgrader
 from helpers import run_grader
 
 pytestmark = pytest.mark.skipif(not os.environ.get("GRADER_CLASS_TEST"),
@@ -38,6 +41,39 @@ for pattern in ("../*/attention/attention.ipynb", "../../*/attention/attention.i
         with open(victim, "w") as f:
             f.write("{}")
 '''
+# What the malicious student tries in the notebook's kernel, where nbgrader scores what the test cells show (an
+# error 0, nothing at all full marks): an added cell that swallows every error and deletes grade(), an answer cell
+# without its %%answer line that redefines grade(), test cells tagged to be skipped, and a submitted
+# ipykernel_launcher.py that would become the kernel itself. Without grader/keep_answers_out_of_kernel.py each
+# one alone earns marks the answers do not (together: full marks, measured), or takes over the kernel.
+SWALLOW_ERRORS = ("get_ipython().set_custom_exc((BaseException,), lambda *a, **k: None)\n"
+                  "del grade  # every test cell now fails with a NameError that nobody sees\n")
+GRADE_ANYTHING = "def grade(exercise, suites=()):\n    return 1000.0\n"
+HIJACK_KERNEL = '''import os, runpy, sys
+open("KERNEL_HIJACKED", "w").close()
+sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != os.getcwd()]
+runpy.run_module("ipykernel_launcher", run_name="__main__")
+'''
+
+
+def _as_students(top, students, *args):
+    """Run `nbgrader ARGS` as each student at once, from their own home (nbgrader's cache goes there), with the
+    exchange and course id a student's own nbgrader config would hold. nbgrader names a submission after the
+    uid's user name (pwd, not $USER or $LOGNAME), which every student shares here: --student names them."""
+    procs = {}
+    for student in students:
+        home = top / "home" / student
+        home.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "HOME": str(home), "JUPYTER_DATA_DIR": str(home / ".jupyter-data")}
+        cmd = [nbgrader_command(), *args, "--course", COURSE_ID, f"--Exchange.root={top / 'exchange'}"]
+        if args[0] == "submit":
+            cmd += ["--student", student]
+        procs[student] = subprocess.Popen(cmd, cwd=home, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                          text=True, stdin=subprocess.DEVNULL)
+    for student, proc in procs.items():
+        out, _ = proc.communicate(timeout=300)
+        assert proc.returncode == 0, f"{student}: nbgrader {args[0]}\n{out}"
+    return {student: top / "home" / student / ASSIGNMENT for student in students}
 
 
 def _answers(source_nb):
@@ -54,10 +90,9 @@ def _answers(source_nb):
 def course(tmp_path_factory):
     top = tmp_path_factory.mktemp("class")
     course = top / "course"
-    proc = run_grader("release", "--course", course, "--student-repo", top / "student")
+    proc = run_grader("release", "--course", course, "--student-repo", top / "student", "--exchange", top / "exchange")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    release = course / "release" / "attention"
-    released = json.loads((release / "attention.ipynb").read_text())
+    run_nbgrader(course, "release_assignment", ASSIGNMENT)
     answers = _answers(json.loads((course / "source" / "attention" / "attention.ipynb").read_text()))
     wrong_mask = Control.load(WRONG / "mask_leaks_future.py")
     wrong_module = mutate(REFERENCE.read_text(), wrong_mask.source)
@@ -69,21 +104,27 @@ def course(tmp_path_factory):
         PARTIAL: {**answers, "answer_apply_causal_mask":
                   "%%answer apply_causal_mask\n" + wrong_function + "\n"},
         MALICIOUS: {"answer_compute_dk": answers["answer_compute_dk"] + MALICIOUS_PRELUDE,
+                    "answer_scale_scores": GRADE_ANYTHING,
                     "answer_row_softmax": "%%answer row_softmax\nimport os\ndef row_softmax(scores):\n"
                                           "    os._exit(0)\n"},
     }
-    for student, edits in students.items():  # submit: the released folder with the student's notebook
-        folder = course / "submitted" / student / "attention"
-        shutil.copytree(release, folder)
-        nb = json.loads(json.dumps(released))
+    folders = _as_students(top, students, "fetch_assignment", ASSIGNMENT)
+    for student, edits in students.items():  # each student works in the notebook they fetched
+        nb = json.loads((folders[student] / "attention.ipynb").read_text())
         for c in nb["cells"]:
             grade_id = c["metadata"].get("nbgrader", {}).get("grade_id")
             if grade_id in edits:
                 c["source"] = edits[grade_id]
-        (folder / "attention.ipynb").write_text(json.dumps(nb))
-        (folder / "timestamp.txt").write_text("2026-03-01 12:00:00.000000 UTC")
-    first = run_grader("autograde", "--course", course, "--jobs", "2", timeout=1500)
-    again = run_grader("autograde", "--course", course, "--jobs", "2", timeout=600)
+            if student == MALICIOUS and str(grade_id).startswith("test_"):
+                c["metadata"]["tags"] = ["skip-execution"]
+        if student == MALICIOUS:
+            nb["cells"].insert(3, {"cell_type": "code", "id": "added", "metadata": {}, "execution_count": None,
+                                   "outputs": [], "source": SWALLOW_ERRORS})
+            (folders[student] / "ipykernel_launcher.py").write_text(HIJACK_KERNEL)
+        (folders[student] / "attention.ipynb").write_text(json.dumps(nb))
+    _as_students(top, students, "submit", ASSIGNMENT)
+    first = run_grader("autograde", "--course", course, "--jobs", "2", "--collect", timeout=1500)
+    again = run_grader("autograde", "--course", course, "--jobs", "2", "--collect", timeout=600)
     return course, first, again, wrong_mask
 
 
@@ -99,7 +140,8 @@ def test_each_student_gets_the_grade_the_tests_give(course):
     full = sum(points.values())
     # the partial student is the known-wrong control: its SCORES say what each exercise must get
     partial = full - sum(points[ex] - got for ex, got in wrong_mask.scores.items())
-    # malicious: a correct compute_dk; its row_softmax ends the process; the rest are stubs
+    # malicious: a correct compute_dk; its row_softmax ends the process; scale_scores is a grade() that the
+    # kernel never runs; the rest are stubs
     malicious = points["compute_dk"]
     assert _grades(course) == {PERFECT: full, STUB: 0.0, PARTIAL: partial, MALICIOUS: malicious}
     assert 0 < partial < full and 0 < malicious < full
@@ -116,6 +158,20 @@ def test_malicious_student_changed_nobody_s_files_or_grade(course):
     results = ["".join(o["data"]["text/plain"]) for c in nb["cells"] for o in c.get("outputs", [])
                if o["output_type"] == "execute_result"]
     assert "999" not in " ".join(results) and len(results) == 7
+
+
+def test_malicious_student_ran_no_code_in_the_notebook_kernel(course):
+    course, _, _, _ = course
+    nb = json.loads((course / "autograded" / MALICIOUS / "attention" / "attention.ipynb").read_text())
+    added = nb["cells"][3]
+    assert added["cell_type"] == "markdown" and "set_custom_exc" in "".join(added["source"])
+    answer = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "answer_scale_scores")
+    assert "".join(answer["source"]).startswith("%%answer scale_scores\ndef grade(")
+    assert not list(course.rglob("KERNEL_HIJACKED"))
+    assert not (course / "autograded" / MALICIOUS / "attention" / "ipykernel_launcher.py").exists()
+    assert (course / "submitted" / MALICIOUS / "attention" / "ipykernel_launcher.py").is_file()  # it was submitted
+    html = (course / "feedback" / MALICIOUS / "attention" / "attention.html").read_text()
+    assert "A code cell you added was not run at grading" in html
 
 
 def test_feedback_reveals_no_hidden_tests_or_solution_files(course):
@@ -137,6 +193,9 @@ def test_rerun_skips_unchanged_submissions(course):
     _, first, again, _ = course
     assert again.returncode == 0, again.stdout + again.stderr
     assert again.stdout.count("unchanged, skipped") == 4 and first.stdout.count("unchanged, skipped") == 0
+    # the submissions came through nbgrader's exchange; a second collect finds nothing newer
+    assert "nbgrader collect: 4 new, 0 updated" in first.stdout
+    assert "nbgrader collect: 0 new, 0 updated" in again.stdout
 
 
 def test_feedback_shows_the_picture_of_a_failing_exercise(course):

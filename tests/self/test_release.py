@@ -4,9 +4,11 @@ import json
 import subprocess
 import sys
 
+import nbformat
 import pytest
 
 from grader import leaks, nbgrader_hooks
+from grader.keep_answers_out_of_kernel import AnswersStayText
 from helpers import run_grader
 
 
@@ -64,6 +66,34 @@ def test_source_notebook_has_nbgrader_cells_and_release_has_stubs(released):
     assert "// YOUR CODE HERE" in kernel and "NotImplementedError" not in kernel  # a CUDA stub, not Python's
     test_cell = next("".join(c["source"]) for c in release if c["metadata"].get("nbgrader", {}).get("grade"))
     assert 'grade("compute_dk", suites)' in test_cell
+
+
+def test_course_config_names_the_exchange_and_the_kernel_guards(released):
+    course, _, _ = released
+    config = (course / "nbgrader_config.py").read_text()
+    assert "c.CourseDirectory.course_id = 'causal-attention'" in config
+    assert 'os.environ.get("GRADER_EXCHANGE") or \'/usr/local/share/nbgrader/exchange\'' in config
+    assert "c.Autograde.sanitize_preprocessors = nbgrader_hooks.sanitize_preprocessors()" in config
+    intro = "".join(_cells(course / "release" / "attention" / "attention.ipynb")[1]["source"])
+    assert "a code cell you add is not run" in intro
+
+
+def test_the_course_gradebook_tells_answer_cells_from_added_ones(released):
+    """AnswersStayText with the gradebook generate_assignment wrote: what autograde's sanitize step does."""
+    course, _, _ = released
+    nb = nbformat.read(course / "release" / "attention" / "attention.ipynb", as_version=4)
+    kernel = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "answer_cuda_kernel")
+    kernel.source = kernel.source.split("\n", 1)[1]  # the student deleted `%%answer microgpt_cuda.cu`
+    nb.cells.insert(3, nbformat.v4.new_code_cell("get_ipython().set_custom_exc((BaseException,), print)"))
+    resources = {"nbgrader": {"db_url": f"sqlite:///{course / 'gradebook.db'}", "notebook": "attention",
+                              "assignment": "attention"}}
+    nb, _ = AnswersStayText().preprocess(nb, resources)
+    assert kernel.source.startswith("%%answer microgpt_cuda.cu\n// ")
+    assert nb.cells[3].cell_type == "markdown" and "set_custom_exc" in nb.cells[3].source
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    ids = [c.metadata.nbgrader.grade_id for c in code]
+    assert len(code) == 15 and ids[0] == "setup" and len(set(ids)) == 15
+    assert all(c.source.startswith("%%answer ") for c in code if c.metadata.nbgrader.get("solution"))
 
 
 def test_post_convert_hook_strips_markers_from_other_files(tmp_path):
