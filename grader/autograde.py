@@ -62,7 +62,8 @@ def autograde_one(course, assignment, student, jobs_at_once=1, expected=None):
     env = jobs.thread_env(jobs_at_once)
     with tempfile.TemporaryDirectory(prefix="verdicts-") as verdicts:
         # every test cell's verdict, graded in one process before nbgrader runs the notebook (grader/pregrade.py)
-        planned = sum(len(pregrade.pregrade(path, verdicts, env=env, expected=expected))
+        planned = sum(len(pregrade.pregrade(path, verdicts, env=env, expected=expected,
+                                            cells_kept=pregrade.runnable(str(course), assignment, path.stem)))
                       for path in sorted((Path(course) / "submitted" / student / assignment).glob("*.ipynb")))
         outcome = _autograde(course, assignment, student, dict(env, GRADER_VERDICTS=verdicts))
         used = Path(verdicts, notebook.USED).read_text().split() if Path(verdicts, notebook.USED).is_file() else []

@@ -47,13 +47,19 @@ def grade_student(folder, out, suite, timeout, jobs_at_once=1, expected=None):
                 shutil.copy2(folder / name, copy / name)
         results = Path(private) / "graded" / "results.json"
         results.parent.mkdir()
+        pictures = Path(private) / "graded" / "pictures"  # not the repository's grade-report/, shared by all
         proc = subprocess.run([sys.executable, "-m", "grader", "grade", "--submission", str(copy),
                                "--suite", suite, "--results", str(results), "--timeout", str(timeout),
+                               "--report-dir", str(pictures),
                                *(["--expected-cache", str(expected)] if expected else [])],
                               cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL,
                               env=jobs.thread_env(jobs_at_once))
         out.mkdir(parents=True, exist_ok=True)
-        (out / "scorecard.txt").write_text(proc.stdout.replace(str(copy), student) + proc.stderr)
+        shutil.rmtree(out / "pictures", ignore_errors=True)
+        if pictures.is_dir():  # the failing exercises' pictures, named in the scorecard
+            shutil.copytree(pictures, out / "pictures")
+        (out / "scorecard.txt").write_text(proc.stdout.replace(str(copy), student)
+                                           .replace(str(pictures), str(out / "pictures")) + proc.stderr)
         try:
             data = json.loads(results.read_text())
         except (OSError, ValueError):

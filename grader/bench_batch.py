@@ -10,6 +10,7 @@ the single `python -m grader grade` runs as a student's `make grade` does, with 
 
 import statistics
 
+import resource
 import shutil
 import subprocess
 import sys
@@ -39,12 +40,18 @@ def make_class(folder, n):
         shutil.copy2(kernel if kernel.is_file() else ROOT / "solutions" / "microgpt_cuda.cu", dest)
 
 
-def timed(cmd):
+def timed(cmd, cpu=None):
+    """Wall seconds of cmd; cpu (a list) gets the CPU seconds it and its children used."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(proc.stdout + proc.stderr)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if cpu is not None:
+        cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return wall
 
 
 def main(args):
@@ -54,11 +61,11 @@ def main(args):
         make_class(tmp / "class", args.students)
         single = statistics.median(timed([py, "-m", "grader", "grade", "--submission", str(ROOT / "solutions"),
                                           "--suite", args.suite]) for _ in range(3))
-        rows = {}
+        rows, cpu = {}, {1: [], 2: []}
         for jobs in (1, 2):
             out = tmp / f"out{jobs}"
             rows[jobs] = timed([py, "-m", "grader", "batch", str(tmp / "class"), "--out", str(out), "--jobs",
-                                str(jobs), "--suite", args.suite, "--force"])
+                                str(jobs), "--suite", args.suite, "--force"], cpu=cpu[jobs])
     n = args.students
     ratio = rows[1] / rows[2]
     print(f"batch of {n} submissions ({args.suite} suite): --jobs 1 {rows[1]:.1f} s, --jobs 2 {rows[2]:.1f} s; "
@@ -66,4 +73,6 @@ def main(args):
     print(f"per student: {rows[1] / n:.1f} s at --jobs 1 ({rows[1] / n / single:.2f}x), {rows[2] / n:.1f} s at "
           f"--jobs 2 ({rows[2] / n / single:.2f}x), against {single:.1f} s for one `python -m grader grade` of the "
           f"reference (median of 3)")
+    print("cores busy on average (CPU seconds / wall seconds): " + ", ".join(
+        f"--jobs {j} {cpu[j][0] / rows[j]:.2f} ({cpu[j][0] / n:.1f} CPU s per student)" for j in (1, 2)))
     return 0 if ratio >= TARGET else 1

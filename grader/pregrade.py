@@ -9,6 +9,7 @@ the test cells find the verdict for exactly the answers they assembled (grader/n
 whatever differs (a cell not replayed as predicted) has no verdict, and that cell grades by itself as before.
 """
 
+import functools
 import json
 import re
 import shutil
@@ -30,12 +31,34 @@ def _source(cell):
     return "".join(text) if isinstance(text, list) else text
 
 
-def plan(notebook_path, verdicts):
+@functools.lru_cache(maxsize=None)
+def runnable(course, assignment, notebook_id):
+    """The course's code cells as the autograde sanitizer (grader/keep_answers_out_of_kernel.py) will leave them,
+    read from the gradebook once per autograde run; None when it cannot be read (then nothing is predicted for a
+    notebook whose cells the sanitizer would change, and those test cells grade by themselves)."""
+    from grader.keep_answers_out_of_kernel import runnable_cells
+    try:
+        return runnable_cells(f"sqlite:///{Path(course) / 'gradebook.db'}", notebook_id, assignment)
+    except Exception:
+        return None
+
+
+def _cells(notebook_path, cells_kept):
+    """The notebook's cells; with cells_kept (runnable()), after the autograde sanitizer's edits."""
+    if cells_kept is None:
+        return json.loads(Path(notebook_path).read_text()).get("cells", [])
+    import nbformat
+    from grader.keep_answers_out_of_kernel import keep_answers_out_of_kernel
+    nb = nbformat.read(str(notebook_path), as_version=4)
+    keep_answers_out_of_kernel(nb, cells_kept)
+    return nb.cells
+
+
+def plan(notebook_path, verdicts, cells_kept=None):
     """Replay the answer cells; return the plan entries (one per test cell) and write their submission folders."""
     saved = {}
     entries = []
-    cells = json.loads(Path(notebook_path).read_text()).get("cells", [])
-    for cell in cells:
+    for cell in _cells(notebook_path, cells_kept):
         if cell.get("cell_type") != "code":
             continue
         text = _source(cell)
@@ -68,10 +91,10 @@ def plan(notebook_path, verdicts):
     return out
 
 
-def pregrade(notebook_path, verdicts, env=None, timeout=None, expected=None):
+def pregrade(notebook_path, verdicts, env=None, timeout=None, expected=None, cells_kept=None):
     """Grade every test cell's answers of notebook_path into verdicts/; return the entries graded (none when the
     grading process failed: every cell then grades by itself)."""
-    entries = plan(notebook_path, verdicts)
+    entries = plan(notebook_path, verdicts, cells_kept)
     if not entries:
         return []
     plan_file = Path(verdicts) / "plan.json"

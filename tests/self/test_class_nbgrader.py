@@ -206,3 +206,10 @@ def test_feedback_shows_the_picture_of_a_failing_exercise(course):
     assert "picture of your apply_causal_mask" in html and "data:image/png;base64," in html
     perfect = (course / "feedback" / PERFECT / "attention" / "attention.html").read_text()
     assert "picture of your" not in perfect
+
+
+def test_every_test_cell_showed_the_verdict_graded_ahead(course):
+    """grader/pregrade.py predicted each test cell's answers (the malicious notebook's too, as the sanitizer left
+    it), so every cell showed a verdict graded in one process instead of starting a grader of its own."""
+    _, first, _, _ = course
+    assert first.stdout.count("(7 of 7 test cells graded ahead in one process)") == 4, first.stdout
