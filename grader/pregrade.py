@@ -75,10 +75,8 @@ def plan(notebook_path, verdicts, cells_kept=None):
     out = []
     Path(verdicts).mkdir(parents=True, exist_ok=True)
     for answers, exercise in entries:
-        notebook.ANSWERS.clear()
-        notebook.ANSWERS.update(answers)
         staged = Path(tempfile.mkdtemp(prefix="prefix-", dir=verdicts))
-        notebook.write_submission(staged)
+        notebook.write_submission(staged, answers)  # not the module's ANSWERS: students are planned in threads
         folder = Path(verdicts) / notebook.submission_digest(staged)
         if folder.exists():  # the same answers as an earlier test cell's
             shutil.rmtree(staged)
@@ -87,7 +85,6 @@ def plan(notebook_path, verdicts, cells_kept=None):
             staged.rename(folder / "submission")
         out.append({"submission": str(folder / "submission"), "exercise": exercise, "suites": AUTOGRADE_SUITES,
                     "out": str(folder / f"{exercise}.json")})
-    notebook.ANSWERS.clear()
     return out
 
 
