@@ -8,10 +8,10 @@ between their students (grader/shared_expected.py) and give each job its share o
 the single `python -m grader grade` runs as a student's `make grade` does, with both cores and nothing shared.
 """
 
-import statistics
-
+import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -54,6 +54,32 @@ def timed(cmd, cpu=None):
     return wall
 
 
+# What two jobs at once can gain on this machine at best: the same fixed work (pure Python, then numpy streaming
+# through 200 MB arrays as a grading does), once alone and twice side by side.
+CEILING_WORK = {
+    "pure Python": "sum(i * i for i in range(30_000_000))",
+    "numpy, 200 MB arrays": "import numpy as np\na = np.ones(50_000_000, np.float32)\n"
+                            "for _ in range(12): b = np.exp(a) * 2.0 + a",
+}
+
+
+def ceiling(code, repeat=3):
+    """(seconds alone, seconds for two side by side) of `python -c code`, medians of `repeat` runs."""
+    cmd = [sys.executable, "-c", code]
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    alone, both = [], []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(cmd, check=True, env=env)
+        alone.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        procs = [subprocess.Popen(cmd, env=env) for _ in range(2)]
+        for proc in procs:
+            proc.wait()
+        both.append(time.perf_counter() - start)
+    return statistics.median(alone), statistics.median(both)
+
+
 def main(args):
     py = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
@@ -73,6 +99,10 @@ def main(args):
     print(f"per student: {rows[1] / n:.1f} s at --jobs 1 ({rows[1] / n / single:.2f}x), {rows[2] / n:.1f} s at "
           f"--jobs 2 ({rows[2] / n / single:.2f}x), against {single:.1f} s for one `python -m grader grade` of the "
           f"reference (median of 3)")
+    for name, code in CEILING_WORK.items():
+        alone, both = ceiling(code)
+        print(f"this machine's ceiling, {name} (medians of 3): one job {alone:.1f} s, two side by side "
+              f"{both:.1f} s: two jobs at once do {2 * alone / both:.2f}x the work of one")
     print("cores busy on average (CPU seconds / wall seconds): " + ", ".join(
         f"--jobs {j} {cpu[j][0] / rows[j]:.2f} ({cpu[j][0] / n:.1f} CPU s per student)" for j in (1, 2)))
     return 0 if ratio >= TARGET else 1

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 from grader import notebook
@@ -49,7 +50,9 @@ def _cells(notebook_path, cells_kept):
         return json.loads(Path(notebook_path).read_text()).get("cells", [])
     import nbformat
     from grader.keep_answers_out_of_kernel import keep_answers_out_of_kernel
-    nb = nbformat.read(str(notebook_path), as_version=4)
+    with warnings.catch_warnings():  # a notebook without cell ids (older Jupyter): nbformat's warning is noise here
+        warnings.simplefilter("ignore")
+        nb = nbformat.read(str(notebook_path), as_version=4)
     keep_answers_out_of_kernel(nb, cells_kept)
     return nb.cells
 
