@@ -66,7 +66,8 @@ def autograde_one(course, assignment, student, jobs_at_once=1, expected=None):
                                             cells_kept=pregrade.runnable(str(course), assignment, path.stem)))
                       for path in sorted((Path(course) / "submitted" / student / assignment).glob("*.ipynb")))
         outcome = _autograde(course, assignment, student, dict(env, GRADER_VERDICTS=verdicts))
-        used = Path(verdicts, notebook.USED).read_text().split() if Path(verdicts, notebook.USED).is_file() else []
+        log = Path(verdicts, notebook.USED)
+        used = log.read_text().split() if log.is_file() else []
     if outcome.ok:
         outcome.note = f"{len(used)} of {planned} test cells graded ahead in one process"
     return outcome

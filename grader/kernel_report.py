@@ -21,13 +21,13 @@ REFERENCE = ROOT / "solutions" / "microgpt_cuda.cu"
 def reference_seconds(Q, K, V):
     """{version: seconds} of the reference kernels at this shape on this machine, measured once per machine and
     runtime (cached under build/kernels/), so the report costs a student's grade nothing after the first."""
-    from grader import cuda_build
+    from grader import cuda_build, jobs
     from grader.submission import Submission
     if not REFERENCE.is_file():  # the student release has no reference: no comparison
         return {}
     runtime = "".join((cuda_build.RUNTIME / f).read_text() for f in ("cuda_cpu.h",) + cuda_build.RUNTIME_SOURCES)
     # the block workers too: a class graded two at a time runs kernels on one core each (grader/jobs.py)
-    workers = os.environ.get("CUDA_CPU_WORKERS") or str(len(os.sched_getaffinity(0)))
+    workers = os.environ.get("CUDA_CPU_WORKERS") or str(jobs.default_jobs())
     key = hashlib.sha256((REFERENCE.read_text() + runtime + str(Q.shape) + workers).encode()).hexdigest()[:16]
     cache = cuda_build.CACHE / f"reference-times-{key}.json"
     if cache.exists():

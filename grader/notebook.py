@@ -17,6 +17,7 @@ Student code never runs in the kernel: an `os._exit`, a crash or an endless loop
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -26,6 +27,7 @@ ANSWERS = {}  # answer name -> cell text, in the order first run (the notebook's
 PRELUDE = '"""attention.py, assembled from the notebook\'s answer cells."""\n\nimport numpy as np\n'
 KERNEL_FILE = "microgpt_cuda.cu"
 SCORE_LINE = "grader-cell-score:"  # grader/cell.py's last line (not imported: cell.py needs torch)
+ANSWER_LINE = re.compile(r"^%%answer\s+(\S+)\s*$")  # an answer cell's first line; group 1: the answer's name
 USED = "used.txt"  # in GRADER_VERDICTS: one line per test cell that showed a verdict graded before it ran
 CELL_TIMEOUT = 900  # seconds for one exercise: a cold kernel build plus its tests, far below nbgrader's limit
 

@@ -22,7 +22,6 @@ from pathlib import Path
 from grader import notebook
 
 ROOT = Path(__file__).resolve().parent.parent
-ANSWER_LINE = re.compile(r"^%%answer[ \t]+(\S+)[ \t]*$")
 GRADE_CALL = re.compile(r"""^grade\(["'](\w+)["'], suites\)\s*$""", re.M)
 AUTOGRADE_SUITES = ["public", "hidden"]  # what a test cell's `suites` holds at autograde
 
@@ -68,7 +67,7 @@ def plan(notebook_path, verdicts, cells_kept=None):
         if not text.endswith("\n"):  # IPython ends a cell with a newline before splitting off the magic's line
             text += "\n"
         first, _, body = text.partition("\n")
-        found = ANSWER_LINE.match(first)
+        found = notebook.ANSWER_LINE.match(first)
         if found:
             saved[found.group(1)] = body
             continue
