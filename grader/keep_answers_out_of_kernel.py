@@ -28,7 +28,7 @@ from nbgrader.api import Gradebook
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from grader import notebook
+from grader.notebook import ANSWER_LINE
 
 KEPT_METADATA = ("nbgrader", "deletable", "editable")  # no tags: nbclient acts on some
 NBGRADER_FILES = {"timestamp.txt", "submission_secret.txt"}  # written by `nbgrader submit`, plain text
@@ -92,7 +92,7 @@ def runnable_cells(db_url, notebook_id, assignment_id):
                 continue
             first = cell.source.split("\n", 1)[0]
             if cell.name in answers:
-                runnable[cell.name] = first.strip() if notebook.ANSWER_LINE.match(first) else None
+                runnable[cell.name] = first.strip() if ANSWER_LINE.match(first) else None
             elif cell.locked:
                 runnable[cell.name] = None
     return runnable
