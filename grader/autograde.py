@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from grader import jobs, notebook, pregrade
+from grader import jobs, notebook, pregrade, shared_expected
 from grader.release import ASSIGNMENT, ROOT, nbgrader_command
 
 LOCKED = "database is locked"
@@ -40,6 +40,7 @@ def add_arguments(parser):
     parser.add_argument("--force", action="store_true", help="regrade unchanged submissions too")
     parser.add_argument("--collect", action="store_true", help="first collect the latest submissions from "
                         "nbgrader's exchange (nbgrader collect --update)")
+    shared_expected.add_argument(parser)
 
 
 def nbgrader(course, *args, env=None):
@@ -128,7 +129,7 @@ def main(args):
     stamps = jobs.Stamps(course / ".autograde-stamps" / args.assignment)
     started = time.perf_counter()
     print(f"autograding {len(students)} submissions of {args.assignment}, {args.jobs} at a time")
-    with tempfile.TemporaryDirectory(prefix="expected-") as expected:  # shared by the class (shared_expected.py)
+    with shared_expected.class_folder(args.share_expected) as expected:  # shared by the class
         outcomes = jobs.run_all(
             students, lambda s: autograde_one(course, args.assignment, s, args.jobs, expected), jobs=args.jobs,
             stamps=stamps, force=args.force, what="autograde",

@@ -10,6 +10,7 @@ one row per student, one column per exercise. Reruns skip students whose folder 
 """
 
 import csv
+import itertools
 import json
 import shutil
 import subprocess
@@ -18,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from grader import jobs
-from grader.collect import EXERCISES
+from grader import jobs, shared_expected
+from grader.exercise_names import EXERCISES
 
 ROOT = Path(__file__).resolve().parent.parent
 SUBMISSION_FILES = ("attention.py", "microgpt_cuda.cu")
@@ -34,9 +35,10 @@ def add_arguments(parser):
                         help="graded suites (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call into student code")
     parser.add_argument("--force", action="store_true", help="regrade unchanged students too")
+    shared_expected.add_argument(parser)
 
 
-def grade_student(folder, out, suite, timeout, jobs_at_once=1, expected=None):
+def grade_student(folder, out, suite, timeout, jobs_at_once=1, expected=None, stagger=None):
     """Grade one student folder in a subprocess; write out/results.json and out/scorecard.txt."""
     student = folder.name
     with tempfile.TemporaryDirectory(prefix="batch-") as private:
@@ -51,7 +53,8 @@ def grade_student(folder, out, suite, timeout, jobs_at_once=1, expected=None):
         proc = subprocess.run([sys.executable, "-m", "grader", "grade", "--submission", str(copy),
                                "--suite", suite, "--results", str(results), "--timeout", str(timeout),
                                "--report-dir", str(pictures),
-                               *(["--expected-cache", str(expected)] if expected else [])],
+                               *(["--expected-cache", str(expected)] if expected else []),
+                               *(["--stagger", stagger] if stagger else [])],
                               cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL,
                               env=jobs.thread_env(jobs_at_once))
         out.mkdir(parents=True, exist_ok=True)
@@ -112,9 +115,17 @@ def main(args):
     print(f"grading {len(students)} students in {folder}, {args.jobs} at a time ({args.suite} suites)")
     # expected answers are computed by the first grading that needs them and shared with the rest (private to
     # this run: mkdtemp's folder is 0700, out of the workers' reach)
-    with tempfile.TemporaryDirectory(prefix="expected-") as expected:
+    started_so_far = itertools.count()
+
+    def grade_one(student):
+        # the first wave starts together: each starts at another point of the suite (no wait for the same answer)
+        slot = next(started_so_far)
+        stagger = f"{slot}/{args.jobs}" if 0 < slot < args.jobs else None
+        return grade_student(folder / student, out / student, args.suite, args.timeout, args.jobs, expected, stagger)
+
+    with shared_expected.class_folder(args.share_expected) as expected:
         outcomes = jobs.run_all(
-            students, lambda s: grade_student(folder / s, out / s, args.suite, args.timeout, args.jobs, expected),
+            students, grade_one,
             jobs=args.jobs, stamps=stamps, force=args.force, what="grading",
             digest_of=lambda s: jobs.tree_hash(*(folder / s / n for n in SUBMISSION_FILES
                                                  if (folder / s / n).is_file())) + grader)

@@ -33,6 +33,9 @@ def add_arguments(parser):
     parser.add_argument("--expected-cache", metavar="DIR",
                         help="share expected answers through DIR with other gradings of the same class "
                              "(python -m grader batch sets it)")
+    parser.add_argument("--stagger", metavar="K/N",
+                        help="start K/N of the way through the suite (python -m grader batch sets it for the first "
+                             "gradings of a class, which start together, so they compute different expected answers)")
     parser.add_argument("--timings", metavar="FILE",
                         help="write where grading time went (imports, workers, comparisons) as JSON to FILE "
                              "(used by make bench)")
@@ -93,7 +96,8 @@ def main(args):
     with _ProgressShown(console) as progress:
         run = collect.run_pytest(paths, [submission.resolve()], args.timeout, progress=progress,
                                  extra_args=(["--exercise", args.exercise] if args.exercise else [])
-                                 + (["--expected-cache", args.expected_cache] if args.expected_cache else []))
+                                 + (["--expected-cache", args.expected_cache] if args.expected_cache else [])
+                                 + (["--stagger", args.stagger] if args.stagger else []))
     pytest_time = time.perf_counter() - pytest_started
     if args.exercise and not run.results:
         print(f"grader: the {args.suite} suite has no tests of {args.exercise}", file=sys.stderr)

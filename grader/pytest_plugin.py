@@ -36,6 +36,10 @@ def pytest_addoption(parser):
     group.addoption("--expected-cache", default=None, metavar="DIR",
                     help="share expected answers with the other gradings of a batch through DIR "
                          "(grader/shared_expected.py)")
+    group.addoption("--stagger", default=None, metavar="K/N",
+                    help="run the tests starting K/N of the way through the suite, wrapping around: of N gradings "
+                         "of a class that start together, each computes other expected answers first "
+                         "(results keep the suite's order)")
     group.addoption("--exercise", default=None, metavar="NAME",
                     help="run only the tests of this exercise (its kernel is built only if NAME is cuda_kernel)")
 
@@ -80,6 +84,19 @@ def pytest_collection_modifyitems(config, items):
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = [item for item in items if exercise_of(item) == only]
+
+
+def stagger(config, items):
+    """--stagger K/N: rotate items to start K/N of the way through. Two gradings started at once with --expected-cache
+    would otherwise both need the first test's expected answer: one computes it, the other waits for the lock."""
+    option = config.getoption("--stagger")
+    if not option:
+        return
+    k, _, n = option.partition("/")
+    if not (k.isdigit() and n.isdigit() and 0 <= int(k) < int(n)):
+        raise pytest.UsageError(f"--stagger takes K/N with 0 <= K < N, not {option!r}")
+    start = len(items) * int(k) // int(n)
+    items[:] = items[start:] + items[:start]
 
 
 def graded_info(item):

@@ -68,3 +68,40 @@ def test_unknown_exercise_is_named_with_the_valid_ones():
     proc = run_grader("grade", "--exercise", "row_sofmax")
     assert proc.returncode == 2
     assert "no exercise 'row_sofmax'" in proc.stderr and "row_softmax" in proc.stderr and "cuda_kernel" in proc.stderr
+
+
+class _Config:
+    def __init__(self, value):
+        self.value = value
+
+    def getoption(self, name):
+        assert name == "--stagger"
+        return self.value
+
+
+def test_stagger_starts_part_way_through_the_suite():
+    from grader.pytest_plugin import stagger
+    items = list(range(10))
+    stagger(_Config("1/2"), items)
+    assert items == [5, 6, 7, 8, 9, 0, 1, 2, 3, 4]
+    stagger(_Config(None), items)
+    assert items == [5, 6, 7, 8, 9, 0, 1, 2, 3, 4]
+    with pytest.raises(pytest.UsageError, match="K/N"):
+        stagger(_Config("2/2"), items)
+
+
+def test_a_staggered_grading_reports_in_the_suite_order_with_the_same_points(tmp_path):
+    # batch staggers the first gradings of a class; a student's results must not depend on it
+    folder = tmp_path / "dk_no_validation"
+    folder.mkdir()
+    control = next(c for c in controls.all_controls() if c.name == "dk_no_validation")
+    (folder / "attention.py").write_text(controls.mutate(controls.REFERENCE.read_text(), control.source))
+    graded = {}
+    for stagger in (None, "1/2"):
+        out = tmp_path / f"results-{stagger is not None}.json"
+        proc = run_grader("grade", "--submission", folder, "--exercise", "compute_dk", "--results", out,
+                          "--report-dir", tmp_path / "report", *(["--stagger", stagger] if stagger else []))
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        graded[stagger] = [(t["name"], t["score"]) for t in json.loads(out.read_text())["tests"]]
+    assert graded["1/2"] == graded[None]
+    assert 0 < sum(score for _, score in graded[None]) < 9  # the control passes some compute_dk tests, not all

@@ -1,5 +1,7 @@
 """Expected answers shared by the gradings of one class (grader/shared_expected.py, through memo.get)."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -49,3 +51,20 @@ def test_without_a_folder_nothing_is_written(tmp_path):
     calls = []
     _grading("t::solo", np.ones(3), calls)
     assert calls == [1] and not shared_expected.active() and list(tmp_path.iterdir()) == []
+
+
+def test_a_class_folder_is_private_and_goes_where_asked(tmp_path, monkeypatch):
+    import tempfile
+    with shared_expected.class_folder("off") as folder:
+        assert folder is None
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with shared_expected.class_folder("disk") as folder:
+        assert folder.startswith(str(tmp_path)) and (os.stat(folder).st_mode & 0o777) == 0o700
+    assert not os.path.exists(folder)  # removed with the run
+    monkeypatch.setattr(shared_expected, "MEMORY_FOLDER", tmp_path / "memory")
+    (tmp_path / "memory").mkdir()
+    with shared_expected.class_folder("memory") as folder:
+        assert folder.startswith(str(tmp_path / "memory"))
+    monkeypatch.setattr(shared_expected, "ROOM_NEEDED", 1 << 60)  # no machine has that much: auto takes the disk
+    with shared_expected.class_folder("auto") as folder:
+        assert not folder.startswith(str(tmp_path / "memory"))
