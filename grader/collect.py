@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from grader.exercise_names import EXERCISES  # noqa: F401  (re-exported: collect.EXERCISES)
-from grader.pytest_plugin import graded_info, stagger, submissions, test_key
+from grader.pytest_plugin import ROOT, graded_info, stagger, submissions, test_key
 
 
 @dataclass
@@ -105,7 +105,9 @@ def run_pytest(paths, folders, timeout, progress=None, extra_args=()):
     workers) and return the Run; split it per folder with by_submission()."""
     collector = Collector(progress)
     folder_args = [arg for folder in folders for arg in ("--submission", str(folder))]
-    args = [*map(str, paths), *folder_args, "--call-timeout", str(timeout),
+    # --rootdir: pytest would otherwise take the common folder of the suites and the submission (/ for a
+    # submission in /tmp), and the test names, which key results and shared answers, would change with it
+    args = [*map(str, paths), *folder_args, "--call-timeout", str(timeout), "--rootdir", str(ROOT),
             "-p", "no:terminal", "-p", "no:cacheprovider", *extra_args]
     code = pytest.main(args, plugins=[collector])
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not collector.run.problems:
