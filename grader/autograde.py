@@ -17,6 +17,7 @@ grades.csv.
 - Then `nbgrader export`: COURSE/grades.csv, nbgrader's own format.
 """
 
+import itertools
 import re
 import subprocess
 import sys
@@ -59,11 +60,11 @@ def collect(course, assignment):
     return None
 
 
-def autograde_one(course, assignment, student, jobs_at_once=1, expected=None):
+def autograde_one(course, assignment, student, jobs_at_once=1, expected=None, stagger=None):
     env = jobs.thread_env(jobs_at_once)
     with tempfile.TemporaryDirectory(prefix="verdicts-") as verdicts:
         # every test cell's verdict, graded in one process before nbgrader runs the notebook (grader/pregrade.py)
-        planned = sum(len(pregrade.pregrade(path, verdicts, env=env, expected=expected,
+        planned = sum(len(pregrade.pregrade(path, verdicts, env=env, expected=expected, stagger=stagger,
                                             cells_kept=pregrade.runnable(str(course), assignment, path.stem)))
                       for path in sorted((Path(course) / "submitted" / student / assignment).glob("*.ipynb")))
         outcome = _autograde(course, assignment, student, dict(env, GRADER_VERDICTS=verdicts))
@@ -129,9 +130,16 @@ def main(args):
     stamps = jobs.Stamps(course / ".autograde-stamps" / args.assignment)
     started = time.perf_counter()
     print(f"autograding {len(students)} submissions of {args.assignment}, {args.jobs} at a time")
+    started_so_far = itertools.count()
+
+    def autograde(student):
+        slot = next(started_so_far)  # the first wave starts together: each at another exercise (pregrade.py)
+        return autograde_one(course, args.assignment, student, args.jobs, expected,
+                             stagger=(slot, args.jobs) if 0 < slot < args.jobs else None)
+
     with shared_expected.class_folder(args.share_expected) as expected:  # shared by the class
         outcomes = jobs.run_all(
-            students, lambda s: autograde_one(course, args.assignment, s, args.jobs, expected), jobs=args.jobs,
+            students, autograde, jobs=args.jobs,
             stamps=stamps, force=args.force, what="autograde",
             digest_of=lambda s: jobs.tree_hash(course / "submitted" / s / args.assignment) + source_and_grader)
     failed = [o.student for o in outcomes if not o.ok]

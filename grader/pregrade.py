@@ -90,12 +90,18 @@ def plan(notebook_path, verdicts, cells_kept=None):
     return out
 
 
-def pregrade(notebook_path, verdicts, env=None, timeout=None, expected=None, cells_kept=None):
+def pregrade(notebook_path, verdicts, env=None, expected=None, cells_kept=None, stagger=None):
     """Grade every test cell's answers of notebook_path into verdicts/; return the entries graded (none when the
-    grading process failed: every cell then grades by itself)."""
+    grading process failed or ran past its time: every cell then grades by itself).
+
+    stagger (k, n): start k/n of the way through the exercises, as batch's --stagger does, so that the first
+    gradings of a class, started together, compute different shared expected answers."""
     entries = plan(notebook_path, verdicts, cells_kept)
     if not entries:
         return []
+    if stagger:
+        start = len(entries) * stagger[0] // stagger[1]
+        entries = entries[start:] + entries[:start]
     plan_file = Path(verdicts) / "plan.json"
     plan_file.write_text(json.dumps(entries, indent=1))
     cmd = [sys.executable, "-m", "grader", "cell", "--plan", str(plan_file)]
@@ -103,7 +109,7 @@ def pregrade(notebook_path, verdicts, env=None, timeout=None, expected=None, cel
         cmd += ["--expected-cache", str(expected)]
     try:
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL, env=env,
-                              timeout=timeout)
+                              timeout=len(entries) * notebook.CELL_TIMEOUT)  # what the cells would have had
     except subprocess.TimeoutExpired:
         return []
     return entries if proc.returncode == 0 else []
