@@ -17,7 +17,6 @@ grades.csv.
 - Then `nbgrader export`: COURSE/grades.csv, nbgrader's own format.
 """
 
-import itertools
 import re
 import subprocess
 import sys
@@ -130,12 +129,10 @@ def main(args):
     stamps = jobs.Stamps(course / ".autograde-stamps" / args.assignment)
     started = time.perf_counter()
     print(f"autograding {len(students)} submissions of {args.assignment}, {args.jobs} at a time")
-    started_so_far = itertools.count()
+    place_in_first_wave = jobs.first_wave(args.jobs)
 
     def autograde(student):
-        slot = next(started_so_far)  # the first wave starts together: each at another exercise (pregrade.py)
-        return autograde_one(course, args.assignment, student, args.jobs, expected,
-                             stagger=(slot, args.jobs) if 0 < slot < args.jobs else None)
+        return autograde_one(course, args.assignment, student, args.jobs, expected, stagger=place_in_first_wave())
 
     with shared_expected.class_folder(args.share_expected) as expected:  # shared by the class
         outcomes = jobs.run_all(

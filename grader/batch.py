@@ -10,7 +10,6 @@ one row per student, one column per exercise. Reruns skip students whose folder 
 """
 
 import csv
-import itertools
 import json
 import shutil
 import subprocess
@@ -115,13 +114,12 @@ def main(args):
     print(f"grading {len(students)} students in {folder}, {args.jobs} at a time ({args.suite} suites)")
     # expected answers are computed by the first grading that needs them and shared with the rest (private to
     # this run: mkdtemp's folder is 0700, out of the workers' reach)
-    started_so_far = itertools.count()
+    place_in_first_wave = jobs.first_wave(args.jobs)
 
     def grade_one(student):
-        # the first wave starts together: each starts at another point of the suite (no wait for the same answer)
-        slot = next(started_so_far)
-        stagger = f"{slot}/{args.jobs}" if 0 < slot < args.jobs else None
-        return grade_student(folder / student, out / student, args.suite, args.timeout, args.jobs, expected, stagger)
+        place = place_in_first_wave()
+        return grade_student(folder / student, out / student, args.suite, args.timeout, args.jobs, expected,
+                             stagger=f"{place[0]}/{place[1]}" if place else None)
 
     with shared_expected.class_folder(args.share_expected) as expected:
         outcomes = jobs.run_all(

@@ -2,8 +2,8 @@
 `python -m grader batch --jobs 2` against `--jobs 1`, and the per-student time against one `make grade`.
 
 The class is the reference and the known-wrong controls in turn (each a distinct folder: no result is reused;
-every student's kernel file is their own, so each run builds and checks all 20 cold, as for a real class). Target (issue 5): --jobs 2 at least 1.7x faster than --jobs 1 on a
-2-core machine, and the per-student time close to one `make grade`. Both batch runs share expected answers
+every student's kernel file is their own, so each run builds and checks all 20 cold, as for a real class).
+Target (issue 5): --jobs 2 at least 1.7x faster than --jobs 1 on a 2-core machine, and the per-student time close to one `make grade`. Both batch runs share expected answers
 between their students (grader/shared_expected.py) and give each job its share of the cores (grader/jobs.py);
 the single `python -m grader grade` runs as a student's `make grade` does, with both cores and nothing shared.
 """
@@ -17,6 +17,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from grader import cuda_build
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = 1.7
@@ -54,7 +56,6 @@ def kernels_of_their_own(folder, run):
 
 def forget_new_builds(before):
     """Remove the kernel builds and nvcc checks the runs added (the runtime's objects and reference times stay)."""
-    from grader import cuda_build
     for entry in cuda_build.CACHE.iterdir():
         if entry.name not in before and not entry.name.startswith(("runtime-", "reference-times-")):
             shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
@@ -108,7 +109,6 @@ def main(args):
         single = statistics.median(timed([py, "-m", "grader", "grade", "--submission", str(ROOT / "solutions"),
                                           "--suite", args.suite]) for _ in range(3))
         walls, cpu, ratios = {1: [], 2: []}, {1: [], 2: []}, []
-        from grader import cuda_build
         cuda_build.CACHE.mkdir(parents=True, exist_ok=True)
         cached_before = set(os.listdir(cuda_build.CACHE))
         try:

@@ -19,7 +19,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from grader import notebook
+from grader import jobs, notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 GRADE_CALL = re.compile(r"""^grade\(["'](\w+)["'], suites\)\s*$""", re.M)
@@ -94,14 +94,10 @@ def pregrade(notebook_path, verdicts, env=None, expected=None, cells_kept=None, 
     """Grade every test cell's answers of notebook_path into verdicts/; return the entries graded (none when the
     grading process failed or ran past its time: every cell then grades by itself).
 
-    stagger (k, n): start k/n of the way through the exercises, as batch's --stagger does, so that the first
-    gradings of a class, started together, compute different shared expected answers."""
-    entries = plan(notebook_path, verdicts, cells_kept)
+    stagger (k, n): start k/n of the way through the exercises (jobs.first_wave), as batch's --stagger does."""
+    entries = jobs.rotated(plan(notebook_path, verdicts, cells_kept), stagger)
     if not entries:
         return []
-    if stagger:
-        start = len(entries) * stagger[0] // stagger[1]
-        entries = entries[start:] + entries[:start]
     plan_file = Path(verdicts) / "plan.json"
     plan_file.write_text(json.dumps(entries, indent=1))
     cmd = [sys.executable, "-m", "grader", "cell", "--plan", str(plan_file)]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import inputs, isolation, memo, notes, shared_expected
+from grader import inputs, isolation, jobs, memo, notes, shared_expected
 from grader.compare import WrongAnswer
 from grader.submission import StudentCodeError, Submission, TimedOut
 
@@ -87,16 +87,14 @@ def pytest_collection_modifyitems(config, items):
 
 
 def stagger(config, items):
-    """--stagger K/N: rotate items to start K/N of the way through. Two gradings started at once with --expected-cache
-    would otherwise both need the first test's expected answer: one computes it, the other waits for the lock."""
+    """--stagger K/N: start K/N of the way through (jobs.first_wave says why)."""
     option = config.getoption("--stagger")
     if not option:
         return
     k, _, n = option.partition("/")
     if not (k.isdigit() and n.isdigit() and 0 <= int(k) < int(n)):
         raise pytest.UsageError(f"--stagger takes K/N with 0 <= K < N, not {option!r}")
-    start = len(items) * int(k) // int(n)
-    items[:] = items[start:] + items[:start]
+    items[:] = jobs.rotated(items, (int(k), int(n)))
 
 
 def graded_info(item):
