@@ -38,8 +38,11 @@ for folder in {os.getcwd(), os.path.dirname(os.path.abspath(__file__))}:
 for pattern in ("../*/attention/attention.ipynb", "../../*/attention/attention.ipynb",
                 "../../../*/*/attention/attention.ipynb"):
     for victim in glob.glob(pattern):
-        with open(victim, "w") as f:
-            f.write("{}")
+        try:  # the attack must not cost the attacker its own import (a notebook it cannot write, say)
+            with open(victim, "w") as f:
+                f.write("{}")
+        except OSError:
+            pass
 '''
 # What the malicious student tries in the notebook's kernel, where nbgrader scores what the test cells show (an
 # error 0, nothing at all full marks): an added cell that swallows every error and deletes grade(), an answer cell
