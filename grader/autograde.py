@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 from grader import jobs, notebook, pregrade, shared_expected
+from grader import stagger as staggering
 from grader.release import ASSIGNMENT, ROOT, nbgrader_command
 
 LOCKED = "database is locked"
@@ -129,7 +130,7 @@ def main(args):
     stamps = jobs.Stamps(course / ".autograde-stamps" / args.assignment)
     started = time.perf_counter()
     print(f"autograding {len(students)} submissions of {args.assignment}, {args.jobs} at a time")
-    place_in_first_wave = jobs.first_wave(args.jobs)
+    place_in_first_wave = staggering.first_wave(args.jobs)
 
     def autograde(student):
         return autograde_one(course, args.assignment, student, args.jobs, expected, stagger=place_in_first_wave())

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from grader import jobs, shared_expected
+from grader import stagger as staggering
 from grader.exercise_names import EXERCISES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,7 +115,7 @@ def main(args):
     print(f"grading {len(students)} students in {folder}, {args.jobs} at a time ({args.suite} suites)")
     # expected answers are computed by the first grading that needs them and shared with the rest (private to
     # this run: mkdtemp's folder is 0700, out of the workers' reach)
-    place_in_first_wave = jobs.first_wave(args.jobs)
+    place_in_first_wave = staggering.first_wave(args.jobs)
 
     def grade_one(student):
         place = place_in_first_wave()

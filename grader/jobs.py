@@ -9,7 +9,6 @@ or reference is regraded.
 """
 
 import hashlib
-import itertools
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -37,26 +36,6 @@ def thread_env(jobs):
     threads = str(max(1, default_jobs() // max(1, jobs)))
     return dict(heap.environment(), OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads,
                 OPENBLAS_NUM_THREADS=threads, CUDA_CPU_WORKERS=threads)
-
-
-def first_wave(jobs):
-    """A callable that gives each grading of a class, as it starts, its place (k, jobs) in the first wave: the
-    first `jobs` gradings start together and, with shared expected answers, would all need the same first test's
-    answer. Each starts k/jobs of the way through the suite instead (None for the first and for every later one)."""
-    started = itertools.count()
-
-    def place():
-        k = next(started)
-        return (k, jobs) if 0 < k < jobs else None
-    return place
-
-
-def rotated(items, place):
-    """items starting place = (k, n) of the way through, wrapping around (items as they are for None)."""
-    if not place:
-        return list(items)
-    start = len(items) * place[0] // place[1]
-    return list(items[start:]) + list(items[:start])
 
 
 def tree_hash(*paths, skip=()):

@@ -19,7 +19,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from grader import jobs, notebook
+from grader import notebook, stagger as staggering
 
 ROOT = Path(__file__).resolve().parent.parent
 GRADE_CALL = re.compile(r"""^grade\(["'](\w+)["'], suites\)\s*$""", re.M)
@@ -94,8 +94,8 @@ def pregrade(notebook_path, verdicts, env=None, expected=None, cells_kept=None, 
     """Grade every test cell's answers of notebook_path into verdicts/; return the entries graded (none when the
     grading process failed or ran past its time: every cell then grades by itself).
 
-    stagger (k, n): start k/n of the way through the exercises (jobs.first_wave), as batch's --stagger does."""
-    entries = jobs.rotated(plan(notebook_path, verdicts, cells_kept), stagger)
+    stagger (k, n): start k/n of the way through the exercises (grader/stagger.py), as batch's --stagger does."""
+    entries = staggering.rotated(plan(notebook_path, verdicts, cells_kept), stagger)
     if not entries:
         return []
     plan_file = Path(verdicts) / "plan.json"

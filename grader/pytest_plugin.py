@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import inputs, isolation, jobs, memo, notes, shared_expected
+from grader import inputs, isolation, memo, notes, shared_expected
+from grader import stagger as staggering
 from grader.compare import WrongAnswer
 from grader.submission import StudentCodeError, Submission, TimedOut
 
@@ -87,14 +88,15 @@ def pytest_collection_modifyitems(config, items):
 
 
 def stagger(config, items):
-    """--stagger K/N: start K/N of the way through (jobs.first_wave says why)."""
+    """--stagger K/N: start K/N of the way through (grader/stagger.py says why)."""
     option = config.getoption("--stagger")
     if not option:
         return
-    k, _, n = option.partition("/")
-    if not (k.isdigit() and n.isdigit() and 0 <= int(k) < int(n)):
-        raise pytest.UsageError(f"--stagger takes K/N with 0 <= K < N, not {option!r}")
-    items[:] = jobs.rotated(items, (int(k), int(n)))
+    try:
+        place = staggering.parse(option)
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    items[:] = staggering.rotated(items, place)
 
 
 def graded_info(item):
