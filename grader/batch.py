@@ -118,9 +118,8 @@ def main(args):
     place_in_first_wave = staggering.first_wave(args.jobs)
 
     def grade_one(student):
-        place = place_in_first_wave()
         return grade_student(folder / student, out / student, args.suite, args.timeout, args.jobs, expected,
-                             stagger=f"{place[0]}/{place[1]}" if place else None)
+                             stagger=staggering.as_option(place_in_first_wave()))
 
     with shared_expected.class_folder(args.share_expected) as expected:
         outcomes = jobs.run_all(

@@ -21,6 +21,11 @@ def first_wave(jobs):
     return place
 
 
+def as_option(place):
+    """The `--stagger K/N` value for place (k, n), or None for None: parse's inverse."""
+    return f"{place[0]}/{place[1]}" if place else None
+
+
 def parse(option):
     """(k, n) from "K/N" with 0 <= K < N, or ValueError."""
     k, _, n = option.partition("/")

@@ -86,6 +86,8 @@ def test_stagger_starts_part_way_through_the_suite():
     assert items == [5, 6, 7, 8, 9, 0, 1, 2, 3, 4]
     stagger(_Config(None), items)
     assert items == [5, 6, 7, 8, 9, 0, 1, 2, 3, 4]
+    from grader import stagger as staggering
+    assert staggering.parse(staggering.as_option((1, 2))) == (1, 2) and staggering.as_option(None) is None
     with pytest.raises(pytest.UsageError, match="K/N"):
         stagger(_Config("2/2"), items)
 
