@@ -1,2 +1,2 @@
 # Loads the grading fixtures and markers for every suite under tests/.
-pytest_plugins = ("grader.pytest_plugin",)
+pytest_plugins = ("grader.suite.plugin",)

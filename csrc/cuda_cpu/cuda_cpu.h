@@ -1,7 +1,7 @@
 // cuda_cpu.h: run unmodified CUDA C++ kernels on the CPU, one fiber per CUDA thread.
 //
 // The grader compiles the student's .cu with g++ and `-include cuda_cpu.h`, after a line-preserving rewrite
-// (grader/cuda_build.py) of the two things no header can express: `kernel<<<grid, block, shmem, stream>>>(args)`
+// (grader/cuda/build.py) of the two things no header can express: `kernel<<<grid, block, shmem, stream>>>(args)`
 // becomes `cuda_cpu::launch(kernel, cuda_cpu::config(grid, block, shmem, stream), args)`, and each `__shared__`
 // declaration becomes a reference into the block's shared-memory arena, which is filled with NaN at every block
 // start (an uninitialised read shows up instead of quietly reading the previous block's values).

@@ -1,5 +1,5 @@
 """Uses torch's softmax in row_softmax (through an alias and a helper) and torch's fused attention in
-causal_attention: forbidden calls, found in the source and named with their lines (grader/forbidden.py)."""
+causal_attention: forbidden calls, found in the source and named with their lines (grader/judge/forbidden.py)."""
 
 SCORES = {"row_softmax": 0, "causal_attention": 0}
 HINT = "may not use a library version"

@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
-from grader import checks, inputs
-from grader.inputs import CASES, Case
+from grader.judge import checks
+from grader.judge import inputs
+from grader.judge.inputs import CASES, Case
 
 F32, F64 = np.float32, np.float64
 ANDREA, BATCH2, T17 = CASES["andrea"], CASES["andrea_batch2"], CASES["T17"]

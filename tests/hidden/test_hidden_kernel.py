@@ -4,8 +4,9 @@ shapes the public suite does not use, and narrower heads (d_k is a parameter, no
 import numpy as np
 import pytest
 
-from grader import checks, inputs
-from grader.inputs import Case
+from grader.judge import checks
+from grader.judge import inputs
+from grader.judge.inputs import Case
 
 pytestmark = [pytest.mark.exercise("cuda_kernel"), pytest.mark.points(1)]
 F32 = np.float32

@@ -1,9 +1,9 @@
-"""The shapes and dtypes the public suite grades at (see grader/inputs.py for the cases)."""
+"""The shapes and dtypes the public suite grades at (see grader/judge/inputs.py for the cases)."""
 
 import numpy as np
 import pytest
 
-from grader.inputs import CASES
+from grader.judge.inputs import CASES
 
 F32, F64 = np.float32, np.float64
 

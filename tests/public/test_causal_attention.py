@@ -2,7 +2,8 @@
 
 import pytest
 
-from grader import checks, inputs
+from grader.judge import checks
+from grader.judge import inputs
 from cases import F32, F64, grid
 
 pytestmark = [pytest.mark.exercise("causal_attention"), pytest.mark.points(1)]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from grader import checks
+from grader.judge import checks
 
 pytestmark = [pytest.mark.exercise("compute_dk"), pytest.mark.points(1)]
 

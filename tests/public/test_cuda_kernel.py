@@ -8,11 +8,13 @@ beside torch's scaled_dot_product_attention. Each shape category is worth its ow
 import numpy as np
 import pytest
 
-from grader import checks, inputs, kernel_report, notes
-from grader.compare import WrongAnswer
-from grader.inputs import Case
-from grader.pytest_plugin import KernelNotGradable
-from grader.submission import NotImplementedYet, StudentCodeError
+from grader.judge import checks
+from grader.judge import inputs
+from grader.cuda import kernel_report
+from grader.common import notes
+from grader.judge.compare import WrongAnswer
+from grader.judge.inputs import Case
+from grader.common.failures import BuildFailed, NotGradable, NotImplementedYet, StudentCodeError
 
 pytestmark = [pytest.mark.exercise("cuda_kernel"), pytest.mark.points(1)]
 F32 = np.float32
@@ -48,12 +50,12 @@ def test_same_result_whatever_order_threads_run_in(kernel, rng):
 
 def test_compiles_as_cuda(kernel):
     """nvcc catches what g++ cannot: host calls from device code, too much shared memory."""
-    from grader import cuda_build
+    from grader.cuda import build as cuda_build
     tiny = np.ones((1, 1, 64), F32)
     if kernel.timed_out_on is None:  # (a kernel that never ends is implemented; the check below still applies)
         try:  # a stub earns nothing here either; a kernel that runs, right or wrong, is checked by nvcc
             kernel.runner().call("causal_attention_forward", tiny, tiny, tiny, timeout=kernel.time_limit(tiny))
-        except (NotImplementedYet, KernelNotGradable):
+        except (NotImplementedYet, NotGradable):
             raise
         except StudentCodeError:
             if not kernel.source.is_file():  # nothing to compile
@@ -62,11 +64,11 @@ def test_compiles_as_cuda(kernel):
     if ok is None:
         pytest.skip(text)
     if not ok:
-        raise WrongAnswer(f"{kernel.source.name} does not compile with nvcc ({cuda_build.NVCC_ARCH}):\n{text}")
+        raise BuildFailed(f"{kernel.source.name} does not compile with nvcc ({cuda_build.NVCC_ARCH}):\n{text}")
     notes.add("cuda_kernel", f"nvcc {cuda_build.NVCC_ARCH}, per kernel:\n" + text)
 
 
-if kernel_report.SPEED_POINTS:  # off by default: an instructor turns them on in grader/kernel_report.py
+if kernel_report.SPEED_POINTS:  # off by default: an instructor turns them on in grader/cuda/kernel_report.py
     @pytest.mark.points(kernel_report.SPEED_POINTS)
     def test_fast_on_a_gpu(kernel, rng):
         if kernel.device != "gpu":

@@ -2,8 +2,9 @@
 
 import pytest
 
-from grader import checks, inputs
-from grader.inputs import CASES
+from grader.judge import checks
+from grader.judge import inputs
+from grader.judge.inputs import CASES
 from cases import COMMON, F32, grid
 
 pytestmark = [pytest.mark.exercise("scale_scores"), pytest.mark.points(1)]

@@ -10,8 +10,8 @@ import os
 
 import pytest
 
-from grader import isolation
-from grader.controls import corpus_controls
+from grader.sandbox import isolation
+from grader.dev.controls import corpus_controls
 from helpers import ROOT, run_grader
 
 pytestmark = pytest.mark.skipif(not os.environ.get("GRADER_CORPUS_TEST"),

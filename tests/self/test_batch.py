@@ -11,8 +11,8 @@ import zipfile
 
 import pytest
 
-from grader import classroom
-from grader.make_exercises import render
+from grader.report import classroom
+from grader.course.make_exercises import render
 from helpers import ROOT, run_grader
 
 STUB = render(ROOT / "solutions" / "attention.py")

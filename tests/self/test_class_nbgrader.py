@@ -15,9 +15,10 @@ import subprocess
 
 import pytest
 
-from grader import cell, leaks
-from grader.controls import REFERENCE, WRONG, Control, mutate
-from grader.release import ASSIGNMENT, COURSE_ID, nbgrader_command, run_nbgrader
+from grader.student import cell
+from grader.course import leaks
+from grader.dev.controls import REFERENCE, WRONG, Control, mutate
+from grader.course.release import ASSIGNMENT, COURSE_ID, nbgrader_command, run_nbgrader
 from helpers import run_grader
 
 pytestmark = pytest.mark.skipif(not os.environ.get("GRADER_CLASS_TEST"),
@@ -47,7 +48,7 @@ for pattern in ("../*/attention/attention.ipynb", "../../*/attention/attention.i
 # What the malicious student tries in the notebook's kernel, where nbgrader scores what the test cells show (an
 # error 0, nothing at all full marks): an added cell that swallows every error and deletes grade(), an answer cell
 # without its %%answer line that redefines grade(), test cells tagged to be skipped, and a submitted
-# ipykernel_launcher.py that would become the kernel itself. Without grader/keep_answers_out_of_kernel.py each
+# ipykernel_launcher.py that would become the kernel itself. Without grader/course/keep_answers_out_of_kernel.py each
 # one alone earns marks the answers do not (together: full marks, measured), or takes over the kernel.
 SWALLOW_ERRORS = ("get_ipython().set_custom_exc((BaseException,), lambda *a, **k: None)\n"
                   "del grade  # every test cell now fails with a NameError that nobody sees\n")
@@ -212,7 +213,7 @@ def test_feedback_shows_the_picture_of_a_failing_exercise(course):
 
 
 def test_every_test_cell_showed_the_verdict_graded_ahead(course):
-    """grader/pregrade.py predicted each test cell's answers (the malicious notebook's too, as the sanitizer left
+    """grader/course/pregrade.py predicted each test cell's answers (the malicious notebook's too, as the sanitizer left
     it), so every cell showed a verdict graded in one process instead of starting a grader of its own."""
     _, first, _, _ = course
     assert first.stdout.count("(7 of 7 test cells graded ahead in one process)") == 4, first.stdout

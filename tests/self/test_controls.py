@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from grader.controls import all_controls
+from grader.dev.controls import all_controls
 from helpers import run_grader
 
 CONTROLS = [c.name for c in all_controls()]

@@ -10,7 +10,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from grader import cuda_build, oracle
+from grader.cuda import build as cuda_build
+from grader.judge import oracle
 from helpers import ROOT
 
 REFERENCE = ROOT / "solutions" / "microgpt_cuda.cu"
@@ -261,7 +262,7 @@ DIAGNOSES = [
 
 @pytest.fixture(scope="module")
 def diagnosed(tmp_path_factory):
-    from grader.submission import Submission
+    from grader.sandbox.client import Submission
     folder = tmp_path_factory.mktemp("diag")
     (folder / "diag.cu").write_text(DIAGNOSED)
     with Submission(folder, kernel_library=cuda_build.build(folder / "diag.cu"), timeout=30) as sub:
@@ -270,7 +271,7 @@ def diagnosed(tmp_path_factory):
 
 @pytest.mark.parametrize("mode,message", DIAGNOSES, ids=[f"mode{m}" for m, _ in DIAGNOSES])
 def test_bad_accesses_are_named_with_buffer_thread_and_line(diagnosed, mode, message):
-    from grader.submission import StudentCodeError
+    from grader.common.failures import StudentCodeError
     x = np.ones((mode, 1, 64), np.float32)
     with pytest.raises(StudentCodeError) as caught:
         diagnosed.call("causal_attention_forward", x, x, x)

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from grader import cuda_build
+from grader.cuda import build as cuda_build
 from helpers import ROOT
 
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from grader import make_exercises
-from grader.make_exercises import MarkerError, clear_solutions
+from grader.course import make_exercises
+from grader.course.make_exercises import MarkerError, clear_solutions
 
 
 def test_committed_exercises_match_generated():

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from grader.controls import per_exercise
-from grader.make_exercises import render
+from grader.dev.controls import per_exercise
+from grader.course.make_exercises import render
 from helpers import ROOT, grade_to_json, run_grader
 
 PYTHON_EXERCISES = {"compute_dk", "scale_scores", "apply_causal_mask", "row_softmax", "weighted_sum", "causal_attention"}
@@ -55,7 +55,7 @@ def test_grader_problems_exit_non_zero(tmp_path):
 
 
 def test_inputs_are_never_all_zero_and_differ_per_test():
-    from grader import inputs
+    from grader.judge import inputs
     a = inputs.qkv(inputs.rng_for("t1", 1), inputs.CASES["T17"], np.float32)[0]
     b = inputs.qkv(inputs.rng_for("t2", 1), inputs.CASES["T17"], np.float32)[0]
     c = inputs.qkv(inputs.rng_for("t1", 2), inputs.CASES["T17"], np.float32)[0]

@@ -1,12 +1,11 @@
-"""grader/keep_answers_out_of_kernel.py on notebook dicts and folders: no nbgrader run, no kernel (the class test,
+"""grader/course/keep_answers_out_of_kernel.py on notebook dicts and folders: no nbgrader run, no kernel (the class test,
 make test-class, runs them inside real nbgrader)."""
 
 import nbformat
 from nbgrader.preprocessors import Execute, OverwriteCells
 
-from grader import nbgrader_hooks
-from grader.keep_answers_out_of_kernel import (AnswersStayText, NOT_RUN_NOTE, OnlyCourseFiles,
-                                               keep_answers_out_of_kernel, remove_extra_files)
+from grader.course import nbgrader_hooks
+from grader.course.keep_answers_out_of_kernel import AnswersStayText, NOT_RUN_NOTE, OnlyCourseFiles, keep_answers_out_of_kernel, remove_extra_files
 
 RUNNABLE = {"setup": None, "answer_f": "%%answer f", "test_f": None, "answer_k": "%%answer k.cu"}
 
@@ -77,7 +76,7 @@ def test_submitted_files_the_course_does_not_have_are_removed(tmp_path):
     assert sorted(p.relative_to(folder).as_posix() for p in removed) == \
         ["grading/grader/json.py", "ipykernel_launcher.py", "link.py", "sitecustomize"]
     assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == \
-        ["attention.ipynb", "grading/grader/notebook.py", "submission_secret.txt", "timestamp.txt"]
+        ["attention.ipynb", "grading/grader/student/notebook.py", "submission_secret.txt", "timestamp.txt"]
 
 
 def test_the_course_config_installs_both_around_nbgrader_s_own_steps():

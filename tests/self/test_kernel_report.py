@@ -1,5 +1,5 @@
 """The kernel report beside the score: where the kernel ran, its build, its time next to the reference kernels'
-(grader/kernel_report.py), and nvcc's registers and shared memory per kernel where nvcc exists."""
+(grader/cuda/kernel_report.py), and nvcc's registers and shared memory per kernel where nvcc exists."""
 
 import shutil
 

@@ -8,13 +8,13 @@ import sys
 
 import pytest
 
-from grader import controls
+from grader.dev import controls
 from helpers import ROOT, run_grader
 
 # grade in a child process with cuda_build.build wrapped, so the test sees whether the kernel was built
 COUNTING_BUILDS = """
 import sys
-from grader import cuda_build
+from grader.cuda import build as cuda_build
 from grader.__main__ import main
 built = []
 real = cuda_build.build
@@ -80,13 +80,13 @@ class _Config:
 
 
 def test_stagger_starts_part_way_through_the_suite():
-    from grader.pytest_plugin import stagger
+    from grader.suite.plugin import stagger
     items = list(range(10))
     stagger(_Config("1/2"), items)
     assert items == [5, 6, 7, 8, 9, 0, 1, 2, 3, 4]
     stagger(_Config(None), items)
     assert items == [5, 6, 7, 8, 9, 0, 1, 2, 3, 4]
-    from grader import stagger as staggering
+    from grader.suite import stagger as staggering
     assert staggering.parse(staggering.as_option((1, 2))) == (1, 2) and staggering.as_option(None) is None
     with pytest.raises(pytest.UsageError, match="K/N"):
         stagger(_Config("2/2"), items)

@@ -1,4 +1,4 @@
-"""The attention pictures (grader/pictures.py): each is a PNG of the promised size, drawn from public inputs, and a
+"""The attention pictures (grader/report/pictures.py): each is a PNG of the promised size, drawn from public inputs, and a
 known-wrong submission's picture differs from the reference's where its bug is, in the arrays and in the pixels."""
 
 import struct
@@ -6,8 +6,10 @@ import struct
 import numpy as np
 import pytest
 
-from grader import controls, pictures
-from grader.collect import TestResult as Graded
+from grader.common.failures import Kind
+from grader.dev import controls
+from grader.report import pictures
+from grader.suite.collect import TestResult as Graded
 from helpers import ROOT
 
 PYTHON_PICTURED = ("scale_scores", "apply_causal_mask", "row_softmax")
@@ -114,17 +116,19 @@ def test_no_picture_for_a_stub_a_crash_or_a_wrong_shape(make_submission, tmp_pat
     assert list(tmp_path.glob("*.png")) == []
 
 
-def _results(exercise, passed, message=""):
-    return [Graded(f"tests/public/x.py::t{n}", exercise, 1.0, "public", "", passed=passed, message=message)
-            for n in range(2)]
+def _results(exercise, passed, message="", failure=None):
+    return [Graded(f"tests/public/x.py::t{n}", exercise, 1.0, "public", "", passed=passed, message=message,
+                   failure=failure) for n in range(2)]
 
 
 def test_failing_draws_only_failures_all_draws_passing_none_clears_old_pictures(tmp_path):
     solutions = ROOT / "solutions"
-    passing, failing = _results("row_softmax", True), _results("scale_scores", False, "3 of 9 elements wrong")
+    passing, failing = _results("row_softmax", True), _results("scale_scores", False, "3 of 9 elements wrong",
+                                                                    Kind.WRONG_VALUES)
     drawn = pictures.draw_after_grading(passing + failing, solutions, tmp_path, "failing")
     assert set(drawn) == {"scale_scores"} and (tmp_path / "scale_scores.png").is_file()
-    stub_only = _results("scale_scores", False, "scale_scores: not implemented yet (it still raises ...)")
+    stub_only = _results("scale_scores", False, "scale_scores: not implemented yet (it still raises ...)",
+                         Kind.NOT_IMPLEMENTED)
     assert pictures.draw_after_grading(stub_only, solutions, tmp_path, "failing") == {}
     assert not (tmp_path / "scale_scores.png").exists()  # the old picture went with the old mistake
     drawn = pictures.draw_after_grading(passing, solutions, tmp_path, "all")
@@ -135,7 +139,7 @@ def test_failing_draws_only_failures_all_draws_passing_none_clears_old_pictures(
 
 def test_pictures_use_the_public_seed():
     # the student release ships this seed; the hidden suite's never reaches a picture
-    from grader.pytest_plugin import PUBLIC_SEED
+    from grader.suite.plugin import PUBLIC_SEED
     assert pictures.PUBLIC_SEED == PUBLIC_SEED
 
 
@@ -143,6 +147,6 @@ def test_a_picture_that_cannot_be_drawn_costs_only_the_picture(monkeypatch, tmp_
     def broken(*args, **kwargs):
         raise RuntimeError("no canvas")
     monkeypatch.setattr(pictures, "draw_for", broken)
-    assert pictures.draw_after_grading(_results("row_softmax", False, "3 of 9 elements wrong"), ROOT / "solutions",
+    assert pictures.draw_after_grading(_results("row_softmax", False, "3 of 9 elements wrong", Kind.WRONG_VALUES), ROOT / "solutions",
                                        tmp_path) == {}
     assert "could not draw the picture of row_softmax" in capsys.readouterr().err

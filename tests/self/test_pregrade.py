@@ -1,9 +1,10 @@
-"""grader/pregrade.py replays a notebook's answer cells exactly as the %%answer magic saves them, so each test
+"""grader/course/pregrade.py replays a notebook's answer cells exactly as the %%answer magic saves them, so each test
 cell finds the verdict graded for exactly its answers (the class test checks it with a real kernel)."""
 
 import json
 
-from grader import notebook, pregrade
+from grader.student import notebook
+from grader.course import pregrade
 
 
 def _cell(source, **nbgrader):
@@ -38,7 +39,7 @@ def _as_the_kernel_would(cells, tmp_path):
 
 def test_each_test_cell_gets_the_answers_saved_before_it(tmp_path):
     cells = [
-        _cell("from grader.notebook import grade", grade_id="setup"),
+        _cell("from grader.student.notebook import grade", grade_id="setup"),
         _cell("%%answer compute_dk\ndef compute_dk(d_model, n_head):\n    return d_model // n_head", grade_id="a"),
         _cell('suites = ["public"]\nsuites.append("hidden")\ngrade("compute_dk", suites)', grade_id="t1"),
         _cell("%%answer scale_scores\nimport numpy as np\ndef scale_scores(Q, K):\n    return Q @ K.T\n"),

@@ -7,8 +7,9 @@ import sys
 import nbformat
 import pytest
 
-from grader import leaks, nbgrader_hooks
-from grader.keep_answers_out_of_kernel import AnswersStayText
+from grader.course import leaks
+from grader.course import nbgrader_hooks
+from grader.course.keep_answers_out_of_kernel import AnswersStayText
 from helpers import run_grader
 
 
@@ -55,7 +56,7 @@ def test_source_notebook_has_nbgrader_cells_and_release_has_stubs(released):
     assert len(answers) == 6 and len(tests) == 7  # five functions and the kernel; one test cell per exercise
     assert any(c["cell_type"] == "markdown" and "ANDREA-120M" in c["source"] for c in source)
     # points per test cell are the suites' points (public + hidden), collected from the tests
-    from grader import cell
+    from grader.student import cell
     points = cell.points_by_exercise(["public", "hidden"])
     assert {c["metadata"]["nbgrader"]["grade_id"]: c["metadata"]["nbgrader"]["points"] for c in tests} == \
         {f"test_{ex}": p for ex, p in points.items()}
@@ -114,7 +115,7 @@ def test_student_repository_grades_the_public_suite(released):
     grade = subprocess.run([sys.executable, "-m", "grader", "grade", "--suite", "public"], cwd=student,
                            capture_output=True, text=True, timeout=600)
     assert grade.returncode == 0, grade.stdout + grade.stderr
-    from grader import cell
+    from grader.student import cell
     public = sum(cell.points_by_exercise(["public"]).values())
     assert f"0 / {public:g}" in grade.stdout and "not implemented yet" in grade.stdout
     hidden = subprocess.run([sys.executable, "-m", "grader", "grade", "--suite", "hidden"], cwd=student,

@@ -1,11 +1,12 @@
-"""Expected answers shared by the gradings of one class (grader/shared_expected.py, through memo.get)."""
+"""Expected answers shared by the gradings of one class (grader/judge/shared_expected.py, through memo.get)."""
 
 import os
 
 import numpy as np
 import pytest
 
-from grader import memo, shared_expected
+from grader.judge import memo
+from grader.judge import shared_expected
 
 
 @pytest.fixture

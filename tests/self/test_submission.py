@@ -5,7 +5,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from grader.submission import BadReturn, NotImplementedYet, StudentCodeError, StudentRaised, Submission, WorkerFailed
+from grader.common.failures import BadReturn, NotImplementedYet, StudentCodeError, StudentRaised, WorkerFailed
+from grader.sandbox.client import Submission
 
 
 def submission(make_submission, body, timeout=20.0):
@@ -156,7 +157,7 @@ def test_bad_files_get_a_clear_message(tmp_path, content, words):
 
 def test_worker_runs_fenced_in(make_submission):
     """Its folder holds only the submission; memory is limited; as root it has another uid and no network."""
-    from grader import isolation
+    from grader.sandbox import isolation
     with submission(make_submission, """
         import os, resource, socket
         def where(x):

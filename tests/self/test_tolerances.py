@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
-from grader import inputs, oracle
-from grader import tolerances as tol
-from grader.compare import WrongAnswer, assert_close, describe_mismatch, wrong_elements
+from grader.judge import inputs
+from grader.judge import oracle
+from grader.judge import tolerances as tol
+from grader.judge.compare import WrongAnswer, assert_close, describe_mismatch, wrong_elements
 from helpers import ROOT
 
 CASE = inputs.Case("test", (3,), 129, 64)

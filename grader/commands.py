@@ -1,0 +1,74 @@
+"""Every `python -m grader` command, once: its name, its module, who it is for, and one line of help.
+
+Each command's module has add_arguments(parser) and main(args). A module is imported only when its command runs,
+so `python -m grader batch` starts without pytest and torch, and a student copy that lacks the instructor's
+packages (grader/course, grader/dev) simply lists fewer commands.
+"""
+
+import importlib
+import importlib.util
+from dataclasses import dataclass
+
+STUDENT, INSTRUCTOR, MAINTAINER, INTERNAL = "student", "instructor", "maintainer", "internal"
+AUDIENCES = {STUDENT: "for students", INSTRUCTOR: "for instructors", MAINTAINER: "for maintainers of the grader"}
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    module: str
+    audience: str
+    help: str
+
+    def available(self):
+        """True where this copy of the grader carries the module (a student copy has no grader.course)."""
+        try:
+            return importlib.util.find_spec(self.module) is not None
+        except ModuleNotFoundError:
+            return False
+
+    def load(self):
+        return importlib.import_module(self.module)
+
+
+COMMANDS = (
+    Command("grade", "grader.student.grade", STUDENT, "grade a submission and print the scorecard (make grade)"),
+    Command("classroom", "grader.report.classroom", INSTRUCTOR,
+            "grade for GitHub Classroom and print its result line (the student repository's workflow runs it)"),
+    Command("release", "grader.course.release", INSTRUCTOR,
+            "build the nbgrader course and the student repository (make release)"),
+    Command("autograde", "grader.course.autograde", INSTRUCTOR,
+            "autograde every nbgrader submission in parallel, then feedback and grades.csv (make autograde)"),
+    Command("batch", "grader.course.batch", INSTRUCTOR,
+            "grade a folder of student folders in parallel into results.json files and grades.csv"),
+    Command("gradescope", "grader.course.gradescope", INSTRUCTOR, "build the Gradescope autograder zip (make gradescope)"),
+    Command("leaks", "grader.course.leaks", INSTRUCTOR, "scan folders for solution code, hidden tests and seeds"),
+    Command("exercises", "grader.course.make_exercises", MAINTAINER,
+            "generate exercises/ and csrc/microgpt_cuda.cu from solutions/ (make exercises)"),
+    Command("controls", "grader.dev.controls", MAINTAINER,
+            "grade every known-wrong submission against the score it must get (make controls)"),
+    Command("bench", "grader.dev.bench", MAINTAINER, "time grading the reference (make bench)"),
+    Command("bench-batch", "grader.dev.bench_batch", MAINTAINER, "time batch grading of a class, --jobs 2 against --jobs 1"),
+    Command("cell", "grader.student.cell", INTERNAL, "grade one exercise for a notebook test cell"),
+)
+
+
+def find(name):
+    return next((c for c in COMMANDS if c.name == name and c.available()), None)
+
+
+def listed():
+    """The commands `python -m grader --help` shows: those this copy carries, internal ones left out."""
+    return [c for c in COMMANDS if c.audience != INTERNAL and c.available()]
+
+
+def usage():
+    lines = ["usage: python -m grader COMMAND [options]   (python -m grader COMMAND --help for its options)", ""]
+    commands = listed()
+    for audience, heading in AUDIENCES.items():
+        group = [c for c in commands if c.audience == audience]
+        if group:
+            lines.append(f"{heading}:")
+            lines += [f"  {c.name:<12} {c.help}" for c in group]
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,169 @@
+"""`make autograde`: autograde every submitted/<student>/<assignment> with nbgrader, in parallel, then feedback and
+grades.csv.
+
+    python -m grader autograde [--course build/course] [--jobs N] [--force] [--collect]
+
+- With --collect, first `nbgrader collect ASSIGNMENT --update`: each student's latest submission in nbgrader's
+  exchange (the course's Exchange.root) into submitted/, replacing an older one.
+
+- One real `nbgrader autograde ASSIGNMENT --student ID --force` process per student, --jobs at a time
+  (nbgrader itself grades one submission after another, #174). The gradebook stays nbgrader's SQLite file;
+  its writes are short, and a run that still meets "database is locked" is retried.
+- Resumable: a student whose submission, course source and grader are unchanged since a successful autograde
+  is skipped (stamps in COURSE/.autograde-stamps/ASSIGNMENT/); --force regrades everyone.
+- Then `nbgrader generate_feedback` (hidden tests removed by the course's config), and each feedback folder is
+  reduced to its HTML: nbgrader also copies the assignment's other files there. A leak scan of feedback/ fails
+  the command if anything the student must not see is left.
+- Then `nbgrader export`: COURSE/grades.csv, nbgrader's own format.
+"""
+
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from grader.common import environment
+from grader.course import jobs
+from grader.student import notebook
+from grader.course import pregrade
+from grader.judge import shared_expected
+from grader.suite import stagger as staggering
+from grader.course.release import ASSIGNMENT, ROOT, nbgrader_command
+
+LOCKED = "database is locked"
+RETRIES = 4
+
+
+def add_arguments(parser):
+    parser.add_argument("--course", default=str(ROOT / "build" / "course"), help="the nbgrader course directory "
+                        "(default: build/course, made by make release)")
+    parser.add_argument("--assignment", default=ASSIGNMENT, help="assignment name (default: %(default)s)")
+    parser.add_argument("--jobs", type=int, default=environment.cores(),
+                        help="students autograded at once (default: the cores, %(default)s)")
+    parser.add_argument("--force", action="store_true", help="regrade unchanged submissions too")
+    parser.add_argument("--collect", action="store_true", help="first collect the latest submissions from "
+                        "nbgrader's exchange (nbgrader collect --update)")
+    shared_expected.add_argument(parser)
+
+
+def nbgrader(course, *args, env=None):
+    return subprocess.run([nbgrader_command(), *args], cwd=course, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, env=env)
+
+
+def collect(course, assignment):
+    """nbgrader collect --update; returns an error message or None."""
+    proc = nbgrader(course, "collect", assignment, "--update")
+    log = proc.stdout + proc.stderr
+    if proc.returncode != 0 or "[CollectApp | ERROR]" in log or "[CollectApp | CRITICAL]" in log:
+        return log
+    new, updated = log.count("Collecting submission:"), log.count("Updating submission:")
+    print(f"nbgrader collect: {new} new, {updated} updated submission(s) from the exchange")
+    return None
+
+
+def autograde_one(course, assignment, student, jobs_at_once=1, expected=None, stagger=None):
+    env = environment.thread_env(jobs_at_once)
+    with tempfile.TemporaryDirectory(prefix="verdicts-") as verdicts:
+        # every test cell's verdict, graded in one process before nbgrader runs the notebook (grader/course/pregrade.py)
+        planned = sum(len(pregrade.pregrade(path, verdicts, env=env, expected=expected, stagger=stagger,
+                                            cells_kept=pregrade.runnable(str(course), assignment, path.stem)))
+                      for path in sorted((Path(course) / "submitted" / student / assignment).glob("*.ipynb")))
+        outcome = _autograde(course, assignment, student, dict(env, GRADER_VERDICTS=verdicts))
+        log = Path(verdicts, notebook.USED)
+        used = log.read_text().split() if log.is_file() else []
+    if outcome.ok:
+        outcome.note = f"{len(used)} of {planned} test cells graded ahead in one process"
+    return outcome
+
+
+def _autograde(course, assignment, student, env):
+    for attempt in range(RETRIES):
+        proc = nbgrader(course, "autograde", assignment, "--student", student, "--force", env=env)
+        log = proc.stdout + proc.stderr
+        if LOCKED not in log:
+            break
+        time.sleep(0.5 * (attempt + 1))  # another student's autograde is writing the gradebook
+    failed = proc.returncode != 0 or "[AutogradeApp | ERROR]" in log
+    if failed:
+        (Path(course) / "autograded").mkdir(exist_ok=True)
+        (Path(course) / "autograded" / f"{student}.{assignment}.log").write_text(log)
+    return jobs.Outcome(student, not failed, note=f"see autograded/{student}.{assignment}.log" if failed else "")
+
+
+def students_of(course, assignment):
+    submitted = Path(course) / "submitted"
+    found = sorted(p.parent.name for p in submitted.glob(f"*/{assignment}")) if submitted.is_dir() else []
+    bad = [s for s in found if re.search(r"[*?\[\]]", s)]  # nbgrader's --student is a glob
+    if bad:
+        raise SystemExit(f"grader: student ids with glob characters cannot be autograded one by one: {bad}")
+    return found
+
+
+def prune_feedback(course, assignment):
+    """Keep only the feedback HTML: nbgrader copies every other file of the assignment there too (#917)."""
+    removed = 0
+    for folder in sorted((Path(course) / "feedback").glob(f"*/{assignment}")):
+        for path in sorted(folder.rglob("*"), reverse=True):
+            if path.is_file() and path.suffix != ".html":
+                path.unlink()
+                removed += 1
+            elif path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
+    return removed
+
+
+def main(args):
+    from grader.course import leaks
+    course = Path(args.course).resolve()
+    if not (course / "nbgrader_config.py").is_file():
+        print(f"grader: {course} is not a course made by `make release`", file=sys.stderr)
+        return 2
+    if args.collect:
+        failed = collect(course, args.assignment)
+        if failed:
+            print(f"grader: nbgrader collect failed:\n{failed}", file=sys.stderr)
+            return 1
+    students = students_of(course, args.assignment)
+    if not students:
+        print(f"grader: nothing in {course}/submitted/*/{args.assignment}", file=sys.stderr)
+        return 2
+    source_and_grader = jobs.tree_hash(course / "source" / args.assignment) + jobs.grader_hash()
+    stamps = jobs.Stamps(course / ".autograde-stamps" / args.assignment)
+    started = time.perf_counter()
+    print(f"autograding {len(students)} submissions of {args.assignment}, {args.jobs} at a time")
+    place_in_first_wave = staggering.first_wave(args.jobs)
+
+    def autograde(student):
+        return autograde_one(course, args.assignment, student, args.jobs, expected, stagger=place_in_first_wave())
+
+    with shared_expected.class_folder(args.share_expected) as expected:  # shared by the class
+        outcomes = jobs.run_all(
+            students, autograde, jobs=args.jobs,
+            stamps=stamps, force=args.force, what="autograde",
+            digest_of=lambda s: jobs.tree_hash(course / "submitted" / s / args.assignment) + source_and_grader)
+    failed = [o.student for o in outcomes if not o.ok]
+    print(f"autograde: {len(students) - len(failed)} of {len(students)} ok in {time.perf_counter() - started:.1f} s"
+          + (f"; failed: {', '.join(failed)}" if failed else ""))
+    feedback = nbgrader(course, "generate_feedback", args.assignment, "--force")
+    if feedback.returncode != 0:
+        print(feedback.stdout + feedback.stderr, file=sys.stderr)
+        return 1
+    removed = prune_feedback(course, args.assignment)
+    finds = []
+    for student in students:  # each student's feedback may hold the code they wrote, and nothing else
+        submitted = course / "submitted" / student / args.assignment
+        own = "\n".join(leaks.plain_text(p) for p in sorted(submitted.rglob("*.ipynb")))
+        finds += leaks.scan(course / "feedback" / student, own=own)
+    for path, what in finds:
+        print(f"LEAK {path}: {what}", file=sys.stderr)
+    print(f"feedback: {course / 'feedback'} (HTML only; {removed} copied files removed; "
+          f"leak scan: {len(finds)} finds)")
+    export = nbgrader(course, "export", "--to", str(course / "grades.csv"))
+    if export.returncode != 0:
+        print(export.stdout + export.stderr, file=sys.stderr)
+        return 1
+    print(f"grades: {course / 'grades.csv'}")
+    return 1 if failed or finds else 0

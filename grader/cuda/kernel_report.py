@@ -1,0 +1,62 @@
+"""The kernel report beside the score: where the kernel ran, how long its build took, its run time at the
+ANDREA-120M shape next to the two reference kernels' on the same machine (or, on a GPU, next to torch's
+scaled_dot_product_attention, with the bandwidth), and nvcc's registers and shared memory (test_compiles_as_cuda).
+
+Optional speed points, off by default: an instructor sets SPEED_POINTS here (and only here) to award them on a
+GPU to kernels within SPEED_TARGET times the time of torch's fused attention.
+"""
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+SPEED_POINTS = 0  # off by default; on a GPU, points for a kernel within SPEED_TARGET x torch's SDPA time
+SPEED_TARGET = 3.0
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "solutions" / "microgpt_cuda.cu"
+
+
+def reference_seconds(Q, K, V):
+    """{version: seconds} of the reference kernels at this shape on this machine, measured once per machine and
+    runtime (cached under build/kernels/), so the report costs a student's grade nothing after the first."""
+    from grader.cuda import build as cuda_build
+    from grader.common import environment
+    from grader.sandbox.client import Submission
+    if not REFERENCE.is_file():  # the student release has no reference: no comparison
+        return {}
+    runtime = "".join((cuda_build.RUNTIME / f).read_text() for f in ("cuda_cpu.h",) + cuda_build.RUNTIME_SOURCES)
+    # the block workers too: a class graded two at a time runs kernels on one core each (grader/common/environment.py)
+    workers = os.environ.get("CUDA_CPU_WORKERS") or str(environment.cores())
+    key = hashlib.sha256((REFERENCE.read_text() + runtime + str(Q.shape) + workers).encode()).hexdigest()[:16]
+    cache = cuda_build.CACHE / f"reference-times-{key}.json"
+    if cache.exists():
+        return {int(k): v for k, v in json.loads(cache.read_text()).items()}
+    times = {}
+    for version in (1, 2):
+        lib = cuda_build.build(REFERENCE, defines=[f"MICROGPT_VERSION={version}"])
+        with Submission(REFERENCE.parent, kernel_library=lib, timeout=300) as sub:
+            sub.call("causal_attention_forward", Q, K, V)
+            times[version] = sub.kernel_seconds
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(times))
+    return times
+
+
+def cpu_note(kernel, seconds, Q, K, V):
+    """The report for a kernel run on the CPU runtime."""
+    shape = "x".join(map(str, Q.shape))
+    build = kernel.build_seconds or 0.0
+    built = f"built in {build:.1f} s" if build >= 0.05 else "build: unchanged file, taken from the cache"
+    lines = [f"kernel report: ran on the CPU runtime (csrc/cuda_cpu: one fiber per CUDA thread; one test reruns it "
+             f"with the threads in reverse order to catch races); {built}"]
+    try:
+        refs = reference_seconds(Q, K, V)
+    except Exception as exc:  # the comparison is a courtesy: never a reason to fail the student's test
+        refs, lines = {}, lines + [f"(reference kernels not timed: {exc})"]
+    text = f"at {shape}: your kernel {seconds:.2f} s"
+    if refs:
+        text += (f"; on this machine the reference's tiled kernel takes {refs[2]:.2f} s and the lesson's four "
+                 f"kernels {refs[1]:.2f} s (CPU times say little about GPU speed: they show work and waiting)")
+    return "\n".join(lines + [text])

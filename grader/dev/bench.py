@@ -1,0 +1,169 @@
+"""`make bench`: how long `make grade` takes on the reference, warm, and where the time goes.
+
+Runs `make -s grade SUBMISSION=solutions` several times side by side in one run and
+prints medians: the whole command as a student runs it, and its parts: setup (make
+and the venv check, outside Python), imports (Python, numpy, torch, pytest, rich),
+workers (sending inputs, the student's code, receiving answers), comparisons (the
+oracle's answers, tolerances, checks) and the rest (input generation, pytest itself,
+the scorecard).
+"""
+
+import ctypes
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from rich.console import Console
+from rich.table import Table
+
+ROOT = Path(__file__).resolve().parents[2]
+TARGET_S = 20.0  # issue 2: warm `make grade` of the reference on a 2-core machine
+KERNEL_TARGETS = {"tiled": 5.0, "overhead": 2.0, "cold build": 10.0, "warm build": 1.0}  # issue 3
+
+
+def _one_run(suite, timings_file, env=None):
+    start = time.perf_counter()
+    proc = subprocess.run(["make", "-s", "grade", "SUBMISSION=solutions", f"SUITE={suite}",
+                           f"ARGS=--timings {timings_file}"], cwd=ROOT, capture_output=True, text=True,
+                          env=None if env is None else dict(os.environ, **env))
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise RuntimeError(f"make grade failed:\n{proc.stdout}\n{proc.stderr}")
+    t = json.loads(Path(timings_file).read_text())
+    rest = t["pytest"] - t.get("worker", 0) - t.get("compare", 0)
+    return {"total": wall, "setup": wall - t["process"], "imports": t["imports"], "workers": t.get("worker", 0),
+            "comparisons": t.get("compare", 0), "rest": rest + t["report"]}
+
+
+def add_arguments(parser):
+    parser.add_argument("--repeat", type=int, default=3, help="runs per row; the table shows medians")
+
+
+def main(args):
+    console = Console(highlight=False)
+    subprocess.run(["make", "-s", "venv"], cwd=ROOT, check=True)  # warm: the venv exists before timing
+    rows = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for suite in ("public", "all"):
+            runs = []
+            for i in range(args.repeat):
+                console.print(f"make grade SUBMISSION=solutions SUITE={suite}: run {i + 1} of {args.repeat} ...")
+                runs.append(_one_run(suite, Path(tmp) / "timings.json"))
+            rows[suite] = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+    table = Table(title=f"warm make grade SUBMISSION=solutions, median of {args.repeat} (s, share)",
+                  title_justify="left")
+    table.add_column("part")
+    for suite in rows:
+        table.add_column(f"SUITE={suite}", justify="right")
+    for part in ("setup", "imports", "workers", "comparisons", "rest", "total"):
+        cells = []
+        for suite, med in rows.items():
+            share = f" ({100 * med[part] / med['total']:.0f}%)" if part != "total" else ""
+            cells.append(f"{med[part]:.2f}{share}")
+        table.add_row(part, *cells)
+    console.print(table)
+    public = rows["public"]["total"]
+    verdict = "meets" if public <= TARGET_S else "MISSES"
+    console.print(f"warm `make grade` of the reference (public suite): median {public:.1f} s, "
+                  f"{verdict} the {TARGET_S:g} s target")
+    kernel_ok = kernel_bench(console, args.repeat)
+    isolation_ok = isolation_bench(console, args.repeat)
+    return 0 if public <= TARGET_S and kernel_ok and isolation_ok else 1
+
+
+ISOLATION_TARGET = 1.25  # issue 4: isolated workers against the same long-lived worker without the fence
+CORPUS_SLACK_S = 30.0  # issue 4: the corpus's worst case within the sum of its timeouts plus this
+# corpus submissions that trigger timeouts, and the timeouts each triggers at the corpus's 10 s
+TIMEOUT_CORPUS = {"endless_loop_in_softmax": ("row_softmax and causal_attention time out once each", 20.0),
+                  "slow_import": ("the import times out once", 10.0),
+                  "kernel_endless_loop": ("the first kernel run times out", 10.0)}
+
+
+def isolation_bench(console, repeat):
+    """Isolation's cost (make grade of the reference with and without the fence, interleaved), and the corpus's
+    slowest submissions against the sum of the timeouts they trigger."""
+    from grader.dev import controls
+    runs = {"isolated": [], "unfenced": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(repeat):
+            console.print(f"isolation: make grade SUBMISSION=solutions with and without the fence, run {i + 1} ...")
+            runs["isolated"].append(_one_run("public", Path(tmp) / "t.json")["total"])
+            runs["unfenced"].append(_one_run("public", Path(tmp) / "t.json", {"GRADER_ISOLATION": "off"})["total"])
+    iso, free = statistics.median(runs["isolated"]), statistics.median(runs["unfenced"])
+    table = Table(title=f"isolation, median of {repeat} (s)", title_justify="left")
+    for col in ("measure", "value", "target", "verdict"):
+        table.add_column(col)
+    ok = iso / free <= ISOLATION_TARGET
+    table.add_row("make grade, isolated workers", f"{iso:.2f}", "", "")
+    table.add_row("make grade, same worker unfenced (GRADER_ISOLATION=off)", f"{free:.2f}", "", "")
+    table.add_row("ratio", f"{iso / free:.2f}x", f"<= {ISOLATION_TARGET:g}x", "meets" if ok else "MISSES")
+    by_name = {c.name: c for c in controls.corpus_controls() + controls.all_controls()}
+    for name, (why, timeouts) in TIMEOUT_CORPUS.items():
+        folder = controls.build(by_name[name])
+        start = time.perf_counter()
+        subprocess.run(["make", "-s", "grade", f"SUBMISSION={folder}", f"ARGS=--timeout {controls.CORPUS_TIMEOUT:g}"],
+                       cwd=ROOT, capture_output=True, text=True)
+        took = time.perf_counter() - start
+        good = took <= timeouts + CORPUS_SLACK_S
+        ok &= good
+        table.add_row(f"corpus {name} ({why})", f"{took:.1f}", f"<= {timeouts:g} + {CORPUS_SLACK_S:g} s",
+                      "meets" if good else "MISSES")
+    console.print(table)
+    return ok
+
+
+def _median_time(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def kernel_bench(console, repeat):
+    """The CPU runtime at the ANDREA-120M shape (BH=12, T=1024, d_k=64), side by side in one run."""
+    from grader.cuda import build as cuda_build
+    reference = ROOT / "solutions" / "microgpt_cuda.cu"
+    with tempfile.TemporaryDirectory() as tmp:  # a source never built before: a cold build (runtime included)
+        fresh = Path(tmp) / "microgpt_cuda.cu"
+        fresh.write_text(reference.read_text() + f"\n// bench {time.time_ns()}\n")
+        start = time.perf_counter()
+        cuda_build.build(fresh)
+        cold = time.perf_counter() - start
+        warm = _median_time(lambda: cuda_build.build(fresh), repeat)
+    loops_lib = ctypes.CDLL(str(cuda_build.build(ROOT / "csrc" / "cuda_cpu" / "attention_loops.cpp")))
+    libs = {v: ctypes.CDLL(str(cuda_build.build(reference, defines=[f"MICROGPT_VERSION={v}"]))) for v in (1, 2)}
+    rng = np.random.default_rng(0)
+    Q, K, V = (rng.standard_normal((12, 1024, 64), dtype=np.float32) for _ in range(3))
+    O = np.empty_like(Q)
+    p = [a.ctypes.data_as(ctypes.POINTER(ctypes.c_float)) for a in (Q, K, V, O)]
+    emulated = {v: _median_time(lambda lib=lib: lib.causal_attention_forward(*p, 12, 1024, 64), repeat)
+                for v, lib in libs.items()}
+    loops = _median_time(lambda: loops_lib.attention_loops(*p, 12, 1024, 64), repeat)
+    overhead = emulated[1] / loops
+    table = Table(title=f"CUDA on the CPU runtime, ANDREA-120M shape, median of {repeat} (s)", title_justify="left")
+    for col in ("measure", "value", "target", "verdict"):
+        table.add_column(col)
+    rows = [
+        ("tiled reference kernel (version 2), emulated", emulated[2], f"<= {KERNEL_TARGETS['tiled']:g} s", "tiled"),
+        ("lesson's kernels (version 1), emulated", emulated[1], "", None),
+        ("the same four passes as plain C++ loops", loops, "", None),
+        ("runtime overhead: version 1 / plain loops", overhead, f"<= {KERNEL_TARGETS['overhead']:g}x", "overhead"),
+        ("cold build of a new microgpt_cuda.cu (g++, ninja)", cold, f"<= {KERNEL_TARGETS['cold build']:g} s",
+         "cold build"),
+        ("warm build (unchanged file, cache hit)", warm, f"< {KERNEL_TARGETS['warm build']:g} s", "warm build"),
+    ]
+    ok = True
+    for name, value, target, key in rows:
+        good = key is None or value <= KERNEL_TARGETS[key]
+        ok &= good
+        table.add_row(name, f"{value:.3f}", target, "" if key is None else ("meets" if good else "MISSES"))
+    console.print(table)
+    return ok

@@ -1,0 +1,234 @@
+"""Negative controls: known-wrong submissions, each with the score it must get.
+
+Each file in solutions/wrong/ is a mutant of the reference: its module docstring says
+what is wrong, SCORES gives the points each listed exercise must earn with every suite
+(public + hidden), every exercise not listed must earn full marks, and HINT is text
+the scorecard must show. Its functions replace the reference's functions of the same
+name; build() writes the result to build/controls/NAME/attention.py, a real
+submission folder that `make grade SUBMISSION=...` can grade too.
+
+    python -m grader controls [NAME ...]   grade them all and print expected vs got
+"""
+
+import ast
+import json
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from grader.course.make_exercises import BEGIN, END
+
+ROOT = Path(__file__).resolve().parents[2]
+WRONG = ROOT / "solutions" / "wrong"
+ADVERSARIAL = ROOT / "solutions" / "adversarial"  # the corpus that attacks the grader (issue: isolation)
+CORPUS_SUITES = ("tests/public",)
+CORPUS_TIMEOUT = 10.0
+REFERENCE = ROOT / "solutions" / "attention.py"
+REFERENCE_KERNEL = ROOT / "solutions" / "microgpt_cuda.cu"
+BUILD = ROOT / "build" / "controls"
+
+
+@dataclass
+class Control:
+    name: str
+    about: str
+    scores: dict
+    hint: str
+    source: str
+    kernel_edits: tuple = ()  # (old, new) text replacements applied to the reference kernel
+    prelude: str = ""  # module-level code run at import (the adversarial corpus)
+
+    @classmethod
+    def load(cls, path):
+        source = path.read_text()
+        tree = ast.parse(source)
+        consts = {}
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                consts[node.targets[0].id] = ast.literal_eval(node.value)
+        return cls(path.stem, (ast.get_docstring(tree) or "").splitlines()[0], consts["SCORES"], consts["HINT"], source,
+                   tuple(consts.get("KERNEL_EDITS", ())), consts.get("PRELUDE", ""))
+
+
+# The two controls that are not mutants: the reference must get full marks, the generated stubs nothing.
+REFERENCE_CONTROL = Control("reference", "solutions/: the reference solution", {}, "", "")
+STUB_CONTROL = Control("stubs", "exercises/: the generated stubs", {ex: 0 for ex in (
+    "compute_dk", "scale_scores", "apply_causal_mask", "row_softmax", "weighted_sum", "causal_attention",
+    "cuda_kernel")},
+    "not implemented yet", "")
+
+
+def all_controls():
+    return [REFERENCE_CONTROL, STUB_CONTROL] + [Control.load(p) for p in sorted(WRONG.glob("*.py"))]
+
+
+def corpus_controls():
+    """The adversarial corpus: graded on the public suite with short timeouts."""
+    return [Control.load(p) for p in sorted(ADVERSARIAL.glob("*.py"))]
+
+
+def _functions(tree):
+    return {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+
+
+def mutate(reference_source, control_source, prelude=""):
+    """The reference with each function the control defines replaced by the control's version."""
+    ref_lines = reference_source.splitlines(keepends=True)
+    replacements = []
+    control_tree = ast.parse(control_source)
+    ref_funcs = _functions(ast.parse(reference_source))
+    for name, node in _functions(control_tree).items():
+        if name not in ref_funcs:  # a helper of the control's own: added at the end
+            replacements.append((len(ref_lines), len(ref_lines), "\n\n" + ast.get_source_segment(control_source, node) + "\n"))
+            continue
+        target = ref_funcs[name]
+        start = min([target.lineno] + [d.lineno for d in target.decorator_list]) - 1
+        replacements.append((start, target.end_lineno, ast.get_source_segment(control_source, node) + "\n"))
+    if prelude:  # after the reference's imports, so it can use np
+        last_import = max(n.end_lineno for n in ast.parse(reference_source).body if isinstance(n, (ast.Import, ast.ImportFrom)))
+        replacements.append((last_import, last_import, "\n" + prelude.strip("\n") + "\n"))
+    for start, end, text in sorted(replacements, reverse=True):
+        ref_lines[start:end] = [text]
+    return "".join(line for line in ref_lines if BEGIN not in line and END not in line)
+
+
+def build(control):
+    if control is REFERENCE_CONTROL:
+        return ROOT / "solutions"
+    if control is STUB_CONTROL:
+        return ROOT / "exercises"
+    folder = BUILD / control.name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "attention.py").write_text(mutate(REFERENCE.read_text(), control.source, control.prelude))
+    (folder / "microgpt_cuda.cu").write_text(edit_kernel(REFERENCE_KERNEL.read_text(), control.kernel_edits))
+    return folder
+
+
+def edit_kernel(text, edits):
+    """The reference kernel with each (old, new) replacement made exactly once, solution markers dropped."""
+    for old, new in edits:
+        if text.count(old) != 1:
+            raise ValueError(f"a kernel edit must match the reference exactly once: {old!r}")
+        text = text.replace(old, new)
+    return "".join(line for line in text.splitlines(keepends=True) if BEGIN not in line and END not in line)
+
+
+def grade_all(folders, suites=("tests/public", "tests/hidden"), timeout=60.0):
+    """Grade several folders in one pytest run (expected answers computed once); {folder: results.json dict}."""
+    from grader.suite import collect
+    from grader.report import results  # imported here: `make exercises` needs none of pytest or torch
+    run = collect.run_pytest([ROOT / s for s in suites], folders, timeout)
+    if run.problems:
+        raise RuntimeError("the grader could not run:\n" + "\n".join(run.problems))
+    return {folder: results.to_gradescope(sub_run, execution_time=0.0)
+            for folder, sub_run in collect.by_submission(run).items()}
+
+
+def per_exercise(results):
+    """{exercise: (earned, possible)} from a results.json dict."""
+    totals = {}
+    for t in results["tests"]:
+        earned, possible = totals.get(t["tags"][0], (0.0, 0.0))
+        totals[t["tags"][0]] = (earned + t["score"], possible + t["max_score"])
+    return totals
+
+
+def verdict(control, results):
+    """A list of the ways the graded control differs from what it must get (empty: as expected)."""
+    totals, problems = per_exercise(results), []
+    for ex, (earned, possible) in totals.items():
+        want = control.scores.get(ex, possible)
+        if earned != want:
+            problems.append(f"{ex}: got {earned:g}, must get {want:g} of {possible:g}")
+    for ex in control.scores:
+        if ex not in totals:
+            problems.append(f"{ex}: no graded test ran")
+    outputs = "\n".join(t["output"] for t in results["tests"])
+    if control.hint and control.hint not in outputs:
+        problems.append(f"the hint {control.hint!r} was not shown")
+    return problems
+
+
+def _grade_in_parts(controls, jobs, extra=()):
+    """Grade the controls in `jobs` processes at once (each computes expected answers once for its share)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        parts = [controls[i::jobs] for i in range(jobs)]
+        procs = []
+        for i, part in enumerate(parts):
+            out = Path(tmp) / f"part{i}.json"
+            cmd = [sys.executable, "-m", "grader", "controls", "--jobs", "1", "--quiet", "--json", str(out),
+                   *extra, *[c.name for c in part]]
+            procs.append((subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                           text=True), out))
+        summary = {}
+        for proc, out in procs:
+            text = proc.communicate()[0]
+            if not out.exists():
+                raise RuntimeError(f"a share of the controls did not finish:\n{text}")
+            summary.update(json.loads(out.read_text()))
+    return summary
+
+
+def _grade_here(controls, suites=("tests/public", "tests/hidden"), timeout=60.0):
+    folders = {c.name: str(build(c).resolve()) for c in controls}
+    graded = grade_all(list(folders.values()), suites, timeout)
+    summary = {}
+    for control in controls:
+        results = graded[folders[control.name]]
+        summary[control.name] = {"totals": per_exercise(results), "problems": verdict(control, results)}
+    return summary
+
+
+def add_arguments(parser):
+    parser.add_argument("--json", metavar="FILE", help="also write each control's totals and problems to FILE")
+    parser.add_argument("--jobs", type=int, default=2, help="grading processes at once (default: %(default)s)")
+    parser.add_argument("--quiet", action="store_true", help="print no table (exit code and --json only)")
+    parser.add_argument("--corpus", action="store_true",
+                        help="grade the adversarial corpus (solutions/adversarial/) on the public suite instead")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds per call (default: 60, or 10 with --corpus)")
+    parser.add_argument("names", nargs="*", help="only these controls (default: all)")
+
+
+def main(args):
+    pool = corpus_controls() if args.corpus else all_controls()
+    controls = [c for c in pool if not args.names or c.name in args.names]
+    unknown = set(args.names) - {c.name for c in controls}
+    if unknown:
+        print(f"no such control: {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
+    console = Console(highlight=False)
+    jobs = max(1, min(args.jobs, len(controls)))
+    if not args.quiet:
+        suites = "public suite, the adversarial corpus" if args.corpus else "public + hidden suites"
+        console.print(f"grading {len(controls)} controls ({suites}) in {jobs} process(es) ...")
+    timeout = args.timeout or (CORPUS_TIMEOUT if args.corpus else 60.0)
+    if jobs > 1:
+        summary = _grade_in_parts(controls, jobs, ["--timeout", str(timeout)] + ["--corpus"] * args.corpus)
+    elif args.corpus:
+        summary = _grade_here(controls, CORPUS_SUITES, timeout)
+    else:
+        summary = _grade_here(controls, timeout=timeout)
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=2) + "\n")
+    failures = sum(bool(summary[c.name]["problems"]) for c in controls)
+    if args.quiet:
+        return 1 if failures else 0
+    table = Table(title="controls: the reference, the stubs and known-wrong submissions, with the points they must get",
+                  title_justify="left")
+    for col in ("control", "must get (others full marks)", "got", "verdict"):
+        table.add_column(col)
+    for control in controls:
+        totals, problems = summary[control.name]["totals"], summary[control.name]["problems"]
+        must = ", ".join(f"{ex} {s:g}/{totals.get(ex, (0, 0))[1]:g}" for ex, s in control.scores.items()) or "full marks"
+        got = ", ".join(f"{ex} {totals[ex][0]:g}" for ex in control.scores if ex in totals) or (
+            f"{sum(e for e, _ in totals.values()):g} / {sum(p for _, p in totals.values()):g}")
+        table.add_row(control.name, must, got,
+                      "[green]as expected[/green]" if not problems else "[red]" + "; ".join(problems) + "[/red]")
+    console.print(table)
+    return 1 if failures else 0

@@ -1,0 +1,250 @@
+"""One check per exercise: call the student's function on grader-made inputs, validate, compare, explain.
+
+The graded suites (tests/public, tests/hidden) are thin: they choose inputs and
+call these. Expected values come from the float64 torch oracle; the hidden suite
+also passes the reference solution's module as `reference`.
+"""
+
+import numpy as np
+
+from grader.judge import hints
+from grader.judge import memo
+from grader.common import notes
+from grader.judge import oracle
+from grader.judge import tolerances as tol
+from grader.judge.compare import WrongAnswer, assert_close, assert_unchanged, describe_mismatch, expect_array
+from grader.common.failures import Kind, StudentRaised, TimedOut
+from grader.common.timings import timed
+
+
+class _Call:
+    """A student call in flight: the expected answer is computed while the worker runs."""
+
+    def __init__(self, student, func, *args, return_args=False, **options):
+        self.args = args
+        self._answer = None  # (value, exception) once read
+        self.pending = student.submit(func, *args, return_args=return_args, **options)
+        if self.pending.answered_at_once():
+            self._read()
+            if self._answer[1] is not None:  # a stub or a crash: report it now, before computing expectations
+                raise self._answer[1]
+
+    def _read(self):
+        try:
+            self._answer = (self.pending.result(), None)
+        except StudentRaised as exc:
+            ndim = max((a.ndim for a in self.args if isinstance(a, np.ndarray)), default=0)
+            hint = None if exc.kind is Kind.OUT_OF_MEMORY else hints.batch_dims(str(exc), ndim)
+            if hint:
+                exc = StudentRaised(f"{exc}\n  hint: {hint}", exc.type_name, exc.is_value_error, exc.kind)
+            self._answer = (None, exc)
+        except Exception as exc:
+            self._answer = (None, exc)
+
+    def result(self):
+        """The student's answer (adding the batch-dims hint when a batched input made their code raise)."""
+        if self._answer is None:
+            self._read()
+        value, exc = self._answer
+        if exc is not None:
+            raise exc
+        return value
+
+
+def _label(func, what, arr):
+    return f"{func} on {what}, {arr.dtype} input"
+
+
+def check_scale_scores(student, Q, K, *, what, reference=None):
+    running = _Call(student, "scale_scores", Q, K)
+    with timed("compare"):
+        expected, bound = memo.get("scale_scores", (Q, K), lambda: (
+            oracle.scale_scores(Q, K), tol.scale_scores_bound(Q, K, Q.dtype)))
+    got = running.result()
+    with timed("compare"):
+        expect_array(got, func="scale_scores", shape=Q.shape[:-1] + (K.shape[-2],), dtype=Q.dtype)
+        assert_close(got, expected, bound, what=_label("scale_scores", what, Q),
+                     hints=lambda: hints.scale_scores(got, expected, Q, K))
+        if reference is not None:
+            assert_close(got, memo.get("reference scale_scores", (Q, K), lambda: reference.scale_scores(Q, K)), 2 * bound,
+                         what=_label("scale_scores", what, Q) + ", compared with the reference solution")
+    return got
+
+
+def check_causal_mask(student, scores, *, what):
+    got = _Call(student, "apply_causal_mask", scores).result()
+    with timed("compare"):
+        expect_array(got, func="apply_causal_mask", shape=scores.shape, dtype=scores.dtype)
+        hide = oracle.future_mask(scores.shape[-1])
+        masked_ok = got <= tol.MASK_LIMIT
+        same_bits = got.view(f"u{got.itemsize}") == scores.view(f"u{scores.itemsize}")
+        wrong = np.where(hide, ~masked_ok, ~same_bits)
+        if wrong.any():
+            expected = oracle.apply_causal_mask(scores)
+            raise WrongAnswer(describe_mismatch(got, expected, wrong, what=_label("apply_causal_mask", what, scores),
+                                                hints=hints.apply_causal_mask(got, scores)))
+    return got
+
+
+def _softmax_expectation(scores):
+    expected = oracle.row_softmax(scores)
+    return expected, tol.softmax_bound(scores, expected, scores.dtype)
+
+
+def check_row_softmax(student, scores, *, what, reference=None):
+    running = _Call(student, "row_softmax", scores)
+    with timed("compare"):
+        expected, bound = memo.get("row_softmax", (scores,), lambda: _softmax_expectation(scores))
+    got = running.result()
+    with timed("compare"):
+        expect_array(got, func="row_softmax", shape=scores.shape, dtype=scores.dtype)
+        label = _label("row_softmax", what, scores)
+        diagnose = lambda: hints.row_softmax(got, expected, scores)  # noqa: E731
+        assert_close(got, expected, bound, what=label, hints=diagnose)
+        zero_wanted = np.isneginf(scores)
+        if (got[zero_wanted] != 0).any():  # within tolerance is not enough: -inf must give exactly 0
+            wrong = zero_wanted & (got != 0)
+            raise WrongAnswer(describe_mismatch(got, expected, wrong, what=label + " (-inf must become exactly 0)",
+                                                hints=diagnose()))
+        if reference is not None:
+            assert_close(got, memo.get("reference row_softmax", (scores,), lambda: reference.row_softmax(scores)), 2 * bound,
+                         what=label + ", compared with the reference solution")
+    return got
+
+
+def check_weighted_sum(student, A, V, *, what, reference=None):
+    running = _Call(student, "weighted_sum", A, V)
+    with timed("compare"):
+        expected, bound = memo.get("weighted_sum", (A, V), lambda: (
+            oracle.weighted_sum(A, V), tol.weighted_sum_bound(A, V, V.dtype)))
+    got = running.result()
+    with timed("compare"):
+        expect_array(got, func="weighted_sum", shape=V.shape, dtype=V.dtype)
+        assert_close(got, expected, bound, what=_label("weighted_sum", what, V),
+                     hints=lambda: hints.weighted_sum(got, expected, A, V))
+        if reference is not None:
+            assert_close(got, memo.get("reference weighted_sum", (A, V), lambda: reference.weighted_sum(A, V)), 2 * bound,
+                         what=_label("weighted_sum", what, V) + ", compared with the reference solution")
+    return got
+
+
+def check_causal_attention(student, Q, K, V, *, what, reference=None):
+    running = _Call(student, "causal_attention", Q, K, V)
+    with timed("compare"):
+        expected, bound = memo.get("causal_attention", (Q, K, V), lambda: (
+            oracle.causal_attention(Q, K, V),  # torch's fused SDPA, is_causal=True
+            tol.attention_bound(Q, K, V, V.dtype)))
+    got = running.result()
+    with timed("compare"):
+        expect_array(got, func="causal_attention", shape=V.shape, dtype=V.dtype)
+        assert_close(got, expected, bound, what=_label("causal_attention", what, V),
+                     hints=lambda: ["causal_attention chains your four functions: "
+                                    "fix any of them that fails its own tests first"])
+        if reference is not None:
+            assert_close(got, memo.get("reference causal_attention", (Q, K, V), lambda: reference.causal_attention(Q, K, V)), 2 * bound,
+                         what=_label("causal_attention", what, V) + ", compared with the reference solution")
+    return got
+
+
+def check_inputs_unchanged(student, func, named_args):
+    """Call func and require every input array to come back bit for bit as sent."""
+    names, args = zip(*named_args)
+    sent = [a.copy() for a in args]
+    _, after = _Call(student, func, *args, return_args=True).result()
+    for name, before, back in zip(names, sent, after):
+        assert_unchanged(before, back, func=func, name=name)
+
+
+def check_compute_dk(student, d_model, n_head):
+    got = _Call(student, "compute_dk", d_model, n_head).result()
+    want = d_model // n_head
+    if got != want:
+        raise WrongAnswer(f"compute_dk({d_model}, {n_head}) returned {got}, expected {want} (= {d_model} // {n_head})")
+
+
+def check_compute_dk_rejects(student, d_model, n_head, why):
+    """compute_dk must raise ValueError; not implemented, crashes and timeouts are reported as they are."""
+    try:
+        got = _Call(student, "compute_dk", d_model, n_head).result()
+    except StudentRaised as exc:
+        if exc.is_value_error:
+            return
+        raise WrongAnswer(f"compute_dk({d_model!r}, {n_head!r}) raised {exc.type_name}; "
+                          f"expected ValueError because {why}\n{exc}") from None
+    raise WrongAnswer(f"compute_dk({d_model!r}, {n_head!r}) returned {got!r}; expected a ValueError because {why}")
+
+
+GPU_TIMED_RUNS = 10
+
+
+def sdpa_milliseconds(Q, K, V):
+    """torch's fused causal attention on the GPU at this shape (None without a CUDA torch)."""
+    import torch
+    if not torch.cuda.is_available():
+        return None
+    q, k, v = (torch.from_numpy(a).cuda() for a in (Q, K, V))
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    sdpa(q, k, v, is_causal=True)
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(GPU_TIMED_RUNS):
+        sdpa(q, k, v, is_causal=True)
+    stop.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(stop) / GPU_TIMED_RUNS
+
+
+def _gpu_timing_note(runner, Q, K, V):
+    """On a GPU: the kernel's time, its bandwidth (Q, K, V read once, O written once) and torch's SDPA beside it."""
+    ms = runner.device_ms
+    if ms <= 0:
+        return
+    gbs = 4 * Q.nbytes / (ms * 1e-3) / 1e9
+    text = (f"kernel report: ran on the GPU; at {'x'.join(map(str, Q.shape))} your kernel takes {ms:.3f} ms "
+            f"({gbs:.0f} GB/s)")
+    ref = sdpa_milliseconds(Q, K, V)
+    if ref is not None:
+        text += f"; torch scaled_dot_product_attention {ref:.3f} ms (yours takes {ms / ref:.1f}x as long)"
+    else:
+        text += "; torch here has no CUDA, so scaled_dot_product_attention was not timed beside it"
+    notes.add("cuda_kernel", text)
+
+
+def check_kernel(kernel, Q, K, V, *, what, order="forward", timing=False):
+    """The student's CUDA kernel (run on this machine) against torch's fused attention in float64.
+
+    timing: on a GPU, time extra runs and note them beside torch's scaled_dot_product_attention."""
+    runner = kernel.runner()
+    # Byte-identical builds (the reference kernel in every Python control, say) give the same answer on the
+    # same inputs: run each built library once per test and reuse its answer for the other submissions.
+    key = ("kernel answer", str(runner.path), order)
+    answer = memo.lookup(key, (Q, K, V))
+    running = None
+    if answer is None:
+        kernel.check_not_timed_out()
+        gpu_timed = timing and kernel.device == "gpu"
+        running = _Call(runner, "causal_attention_forward", Q, K, V, order=order, timeout=kernel.time_limit(Q),
+                        **({"repeats": GPU_TIMED_RUNS} if gpu_timed else {}))
+    with timed("compare"):
+        expected, bound = memo.get("cuda_kernel", (Q, K, V), lambda: (
+            oracle.causal_attention(Q, K, V),
+            tol.attention_bound(Q, K, V, np.float32)))
+    if answer is None:
+        try:
+            answer = memo.store(key, (Q, K, V), (running.result(), runner.warnings))
+        except TimedOut:
+            kernel.timed_out_on = what
+            raise
+        if gpu_timed:
+            _gpu_timing_note(runner, Q, K, V)
+        elif timing and answer[0] is not None:
+            from grader.cuda import kernel_report
+            notes.add("cuda_kernel", kernel_report.cpu_note(kernel, runner.kernel_seconds, Q, K, V))
+    got, warnings = answer
+    if warnings:
+        notes.add("cuda_kernel", warnings)
+    with timed("compare"):
+        expect_array(got, func="causal_attention_forward", shape=V.shape, dtype=np.float32)
+        label = f"causal_attention_forward on {what}" + (f", threads run in {order} order" if order != "forward" else "")
+        assert_close(got, expected, bound, what=label, hints=lambda: hints.kernel(got, expected, Q, K, V, order))
+    return got

@@ -1,0 +1,78 @@
+"""Comparing a student's array with the expected one, and saying what is wrong in the student's terms."""
+
+import numpy as np
+
+from grader.common.failures import WrongAnswer  # noqa: F401  (checks and suites import it from here too)
+
+FIRST_SHOWN = 5
+
+
+def expect_array(got, *, func, shape, dtype):
+    """Refuse a result of the wrong shape or dtype before looking at its values."""
+    if got.shape != tuple(shape):
+        hint = ""
+        if got.shape == tuple(shape[:-2]) + (shape[-1], shape[-2]):
+            hint = "\n  hint: the last two axes are swapped: is your result transposed?"
+        elif got.ndim != len(shape):
+            hint = (f"\n  hint: the input had {len(shape)} dimensions and so should the result: "
+                    "batch dims not handled? Work on the last axes (axis=-1, swapaxes(-1, -2)), not on fixed ones.")
+        raise WrongAnswer(f"{func} returned shape {got.shape}, expected {tuple(shape)}{hint}")
+    if got.dtype != np.dtype(dtype):
+        raise WrongAnswer(f"{func} returned dtype {got.dtype} for {np.dtype(dtype)} inputs; "
+                          f"the output dtype must equal the input dtype ({np.dtype(dtype)} in, {np.dtype(dtype)} out)")
+
+
+def wrong_elements(got, expected, bound):
+    """Boolean array: True where got is outside expected +- bound. NaN is wrong unless expected is NaN;
+    an infinite expected value must be matched exactly."""
+    diff = np.array(got, dtype=np.float64)  # one full-size temporary, reused in place
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.subtract(diff, expected, out=diff)
+        np.abs(diff, out=diff)
+        wrong = ~(diff <= bound)
+    if wrong.any():  # usually not: the special cases below cost nothing then
+        suspects = np.nonzero(wrong)
+        g, e = np.asarray(got, np.float64)[suspects], expected[suspects]
+        wrong[suspects] = ~(((g == e) & np.isinf(e)) | (np.isnan(g) & np.isnan(e)))
+    return wrong
+
+
+def describe_mismatch(got, expected, wrong, *, what, hints=()):
+    """The message for a failed comparison: count, first few as `index: got vs expected`, errors, NaN/Inf, hints."""
+    got64 = np.asarray(got, np.float64)
+    n_wrong, n = int(wrong.sum()), wrong.size
+    lines = [f"{what}: {n_wrong} of {n} elements wrong"]
+    first = np.flatnonzero(wrong)[:FIRST_SHOWN]
+    for idx in zip(*np.unravel_index(first, wrong.shape)):
+        idx = tuple(int(i) for i in idx)
+        lines.append(f"  {idx}: got {float(got64[idx]):.8g} vs expected {float(expected[idx]):.8g}")
+    finite_wrong = wrong & np.isfinite(got64) & np.isfinite(expected)
+    if finite_wrong.any():  # errors between finite values; infinities and NaN are counted below
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            abs_err = np.abs(got64[finite_wrong] - expected[finite_wrong])
+            rel_err = abs_err / np.maximum(np.abs(expected[finite_wrong]), np.finfo(np.float64).tiny)
+        lines.append(f"  max abs error {abs_err.max():.3g}, max rel error {rel_err.max():.3g}")
+    lines.append(f"  NaN: {int(np.isnan(got64).sum())} got vs {int(np.isnan(expected).sum())} expected; "
+                 f"Inf: {int(np.isinf(got64).sum())} got vs {int(np.isinf(expected).sum())} expected")
+    lines += [f"  hint: {h}" for h in hints]
+    return "\n".join(lines)
+
+
+def assert_close(got, expected, bound, *, what, hints=lambda: ()):
+    """Fail with a full report if any element of got is outside expected +- bound.
+
+    hints is called only on failure (diagnosis can cost a few array passes).
+    """
+    expected = np.asarray(expected, np.float64)
+    wrong = wrong_elements(got, expected, bound)
+    if wrong.any():
+        raise WrongAnswer(describe_mismatch(got, expected, wrong, what=what, hints=list(hints())))
+
+
+def assert_unchanged(before, after, *, func, name):
+    """Inputs must come back bit for bit as they were sent."""
+    if before.shape != after.shape or not np.array_equal(before, after, equal_nan=True):
+        changed = int(np.sum(~((before == after) | (np.isnan(before) & np.isnan(after)))))
+        raise WrongAnswer(f"{func} modified its input {name} ({changed} elements changed): "
+                          "work on a copy (np.where, x.copy(), or arithmetic that makes a new array), "
+                          "never write into the arrays you are given")

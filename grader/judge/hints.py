@@ -1,0 +1,141 @@
+"""Recognising the typical mistakes of each exercise from a wrong answer.
+
+Each function gets the student's answer and the expected one (float64) plus the
+inputs, and returns the hints that apply (possibly none). They run only after a
+comparison has failed.
+"""
+
+import numpy as np
+
+from grader.judge import oracle
+from grader.judge.tolerances import MASK_LIMIT
+
+
+def _ratio(got, expected):
+    """Median of got / expected over entries where expected is clearly non-zero, or None."""
+    with np.errstate(all="ignore"):
+        sel = np.isfinite(expected) & (np.abs(expected) > 1e-3 * np.nanmax(np.abs(np.where(np.isfinite(expected), expected, 0))))
+        if not sel.any():
+            return None
+        r = np.asarray(got, np.float64)[sel] / expected[sel]
+        r = r[np.isfinite(r)]
+    return float(np.median(r)) if r.size else None
+
+
+def _near(a, b, rel=0.02):
+    return a is not None and abs(a - b) <= rel * abs(b)
+
+
+def _matches(got, candidate, rel=1e-3):
+    got = np.asarray(got, np.float64)
+    if got.shape != candidate.shape:
+        return False
+    with np.errstate(all="ignore"):
+        scale = np.nanmax(np.abs(np.where(np.isfinite(candidate), candidate, 0))) or 1.0
+        fin = np.isfinite(candidate)
+        return bool(np.all(np.abs(got[fin] - candidate[fin]) <= rel * scale))
+
+
+def scale_scores(got, expected, Q, K):
+    d_k = Q.shape[-1]
+    hints = []
+    r = _ratio(got, expected)
+    root = np.sqrt(d_k)
+    if _near(r, root):
+        hints.append(f"missing scale: your scores are sqrt(d_k) = {root:g} times too large; "
+                     f"divide Q K^T by sqrt(d_k) (d_k = Q.shape[-1] = {d_k})")
+    elif _near(r, 1 / root):
+        hints.append(f"your scores are sqrt(d_k) = {root:g} times too small: divided by d_k instead of sqrt(d_k), "
+                     "or scaled twice?")
+    elif _near(r, d_k):
+        hints.append("your scores are d_k times too large: multiplied by sqrt(d_k) instead of dividing?")
+    elif d_k != 64 and _near(r, 8 / root):
+        hints.append(f"you divided by 8 = sqrt(64), but these heads have d_k = Q.shape[-1] = {d_k}: "
+                     "take d_k from the input's shape")
+    elif _matches(got, np.swapaxes(expected, -1, -2)):
+        hints.append("your scores are transposed (K Q^T): row i must hold query i's scores, Q[i] . K[j]")
+    return hints
+
+
+def apply_causal_mask(got, scores):
+    T = scores.shape[-1]
+    got = np.asarray(got, np.float64)
+    hide = oracle.future_mask(T)
+    diag = np.eye(T, dtype=bool)
+    below = ~hide & ~diag
+    hints = []
+    leaks = ~(got <= MASK_LIMIT) & hide
+    if leaks.any():
+        i, j = (int(v) for v in np.argwhere(leaks)[0][-2:])
+        hints.append(f"the mask leaks the future: {int(leaks.sum())} entries with j > i are not masked "
+                     f"(first: row {i}, column {j}); every j > i must be -inf")
+    if (got <= MASK_LIMIT)[..., diag].any():
+        hints.append("the mask hides the present: entries on the diagonal (j == i) were masked; "
+                     "position i may attend to itself (np.triu(..., k=1) marks only j > i)")
+    s = np.asarray(scores, np.float64)
+    if (got[..., below] != s[..., below]).any():
+        hints.append("entries below the diagonal were changed; they must come back unchanged, bit for bit")
+    return hints
+
+
+def row_softmax(got, expected, scores):
+    got = np.asarray(got, np.float64)
+    hints = []
+    big = np.nanmax(np.abs(np.where(np.isfinite(scores), scores, 0)))
+    if (np.isnan(got) | np.isinf(got)).any():
+        if big > 80:
+            hints.append(f"overflow at large logits (|scores| up to {big:.3g}): exp overflows to inf and inf/inf "
+                         "is NaN; subtract each row's maximum before exp")
+        else:
+            hints.append("NaN or Inf in your result: a row with every entry -inf, or a division by zero?")
+    rows = np.sum(got, axis=-1)
+    if got.ndim >= 2 and got.shape[-1] == got.shape[-2] and got.shape[-1] > 1:
+        cols = np.sum(got, axis=-2)
+        if np.allclose(cols, 1, atol=1e-3) and not np.allclose(rows, 1, atol=1e-3):
+            hints.append("softmax over the wrong axis: your columns sum to 1, the rows should "
+                         "(normalise over the last axis, axis=-1, with keepdims=True)")
+            return hints
+    if np.isfinite(rows).all() and not np.allclose(rows, 1, atol=1e-3):
+        k = np.unravel_index(np.argmax(np.abs(rows - 1)), rows.shape)
+        hints.append(f"rows do not sum to 1 (row {tuple(int(v) for v in k)} sums to {rows[k]:.6g}): "
+                     "divide each row's exponentials by that row's sum")
+    masked = np.isneginf(scores)
+    if masked.any() and (got[masked] != 0).any():
+        hints.append(f"{int((got[masked] != 0).sum())} entries whose score is -inf did not become exactly 0")
+    return hints
+
+
+def weighted_sum(got, expected, A, V):
+    hints = []
+    transposed = oracle.weighted_sum(np.swapaxes(A, -1, -2), V)
+    if _matches(got, transposed):
+        hints.append("your result is A^T V: output[i] = sum_j A[i, j] V[j] uses row i of A; "
+                     "check for a transposed A or V (or a swapped einsum index)")
+    return hints
+
+
+def batch_dims(error_message, ndim):
+    """A hint for an exception raised on a batched (3-D or 4-D) input."""
+    words = ("matmul", "mismatch", "shape", "broadcast", "align")
+    if ndim > 2 and any(w in error_message for w in words):
+        return ("batch dims not handled: this input has leading batch dimensions. "
+                "K.T reverses every axis; transpose only the last two (np.swapaxes(K, -1, -2)) "
+                "and reduce over axis=-1")
+    return None
+
+
+def kernel(got, expected, Q, K, V, order):
+    hints = []
+    got = np.asarray(got, np.float64)
+    if np.isnan(got).any():
+        hints.append("NaN in O: an uninitialised read (shared memory starts as NaN here, cudaMalloc'd memory too), "
+                     "an overflowing exp, or a row that attends to nothing")
+    if order != "forward":
+        hints.append("if the kernel passes with threads in their usual order, its result depends on the order "
+                     "threads run in: a race; is a __syncthreads() missing between writing and reading shared memory?")
+    unscaled = oracle.causal_attention(Q * np.sqrt(Q.shape[-1]), K, V)
+    if _matches(got, unscaled):
+        hints.append("O matches attention without the 1/sqrt(d_k) scale: multiply dot(Q[i], K[j]) by 1.0f / sqrtf(d_k)")
+    elif _matches(got, oracle.attention_seeing_ahead(Q, K, V, 1)):
+        hints.append("the mask lets position i see position i + 1: skip every key j > i")
+    return hints

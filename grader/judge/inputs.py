@@ -1,0 +1,85 @@
+"""Seeded inputs at ANDREA-120M shapes: generate_input(seed) for each graded case.
+
+Every test gets a fresh numpy Generator seeded from its own name (and, in the hidden
+suite, a seed the student release does not have), so inputs differ between tests,
+repeat exactly between runs, and are never all zeros.
+"""
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from grader.judge import oracle
+
+ANDREA_120M = {"d_model": 768, "n_head": 12, "T": 1024}
+D_K = ANDREA_120M["d_model"] // ANDREA_120M["n_head"]  # 64
+
+
+@dataclass(frozen=True)
+class Case:
+    """The shape of one graded input: leading batch dims, sequence length T, head width d_k."""
+
+    label: str
+    lead: tuple
+    T: int
+    d_k: int = D_K
+
+    def qkv_shape(self):
+        return (*self.lead, self.T, self.d_k)
+
+    def scores_shape(self):
+        return (*self.lead, self.T, self.T)
+
+
+HEADS = ANDREA_120M["n_head"]
+CASES = {
+    "andrea": Case("ANDREA-120M: 12 heads x T=1024 x d_k=64", (HEADS,), 1024),
+    "andrea_batch2": Case("ANDREA-120M, batch of 2: 2 x 12 heads x T=1024 (4-D)", (2, HEADS), 1024),
+    "one_head_2d": Case("one head as a 2-D array, T=17", (), 17),
+    "T1": Case("T=1 (a single position)", (HEADS,), 1),
+    "T2": Case("T=2", (HEADS,), 2),
+    "T17": Case("odd T=17", (3,), 17),
+    "T1023": Case("odd T=1023, one head as a 2-D array", (), 1023),
+    "dk16": Case("heads of width d_k=16 (d_model=192, n_head=12), T=33", (HEADS,), 33, 16),
+}
+
+
+def _normal(rng, shape, dtype):
+    """N(0, 1) samples drawn directly in dtype (float32 draws are twice as fast as casting float64 ones)."""
+    return rng.standard_normal(shape, dtype=dtype)
+
+
+def rng_for(name, suite_seed):
+    """A Generator seeded by a test's name mixed with its suite's seed."""
+    return np.random.default_rng([zlib.crc32(name.encode()), suite_seed])
+
+
+def qkv(rng, case, dtype):
+    """Q, K, V of shape (..., T, d_k), entries ~ N(0, 1) like x W for unit-variance x and W ~ N(0, 1/d_model)."""
+    return tuple(_normal(rng, case.qkv_shape(), dtype) for _ in range(3))
+
+
+def scores(rng, case, dtype, magnitude=None):
+    """Scaled attention scores Q K^T / sqrt(d_k) of fresh N(0, 1) Q and K, computed in dtype, shape (..., T, T).
+
+    (A matmul of two small random arrays costs far less than drawing T x T random numbers.)
+    With magnitude, rescale so the largest |entry| is that large (1e4 tests stability).
+    """
+    Q, K, _ = qkv(rng, case, dtype)
+    s = np.matmul(Q, np.swapaxes(K, -1, -2))
+    peak = np.max(np.abs(s)) if magnitude is not None else None
+    s *= np.asarray(magnitude / peak if magnitude is not None else 1 / np.sqrt(case.d_k), dtype)
+    return s
+
+
+def masked_scores(rng, case, dtype, magnitude=None):
+    """Scores with the future already at -inf: what row_softmax receives in the lesson."""
+    s = scores(rng, case, dtype, magnitude)
+    np.copyto(s, -np.inf, where=oracle.future_mask(case.T))
+    return s
+
+
+def weights(rng, case, dtype):
+    """Causal attention weights A (rows sum to 1, zeros above the diagonal), as weighted_sum receives them."""
+    return oracle.row_softmax(masked_scores(rng, case, np.float64)).astype(dtype)

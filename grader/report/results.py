@@ -1,0 +1,40 @@
+"""Writing results.json in Gradescope's autograder schema (score, tests[] with name, score, max_score,
+status, output, visibility, tags). Public tests are `visible`; hidden ones `after_published`."""
+
+import json
+
+from grader.report.scorecard import exercise_totals
+
+VISIBILITY = {"public": "visible", "hidden": "after_published"}
+
+
+def to_gradescope(run, *, execution_time):
+    tests = []
+    for r in run.results:
+        tests.append({
+            "name": f"{r.exercise}: {r.name.split('::', 1)[-1]}",
+            "score": r.score,
+            "max_score": r.points,
+            "status": "passed" if r.passed else "failed",
+            "output": "\n\n".join([r.message] * bool(r.message) + r.notes),
+            "visibility": VISIBILITY[r.suite],
+            "tags": [r.exercise],
+        })
+    totals = exercise_totals(run.results)
+    summary = "; ".join(f"{ex} {e:g}/{p:g}" for ex, (e, p, _) in totals.items())
+    if run.problems:
+        summary += "\ngrader problems:\n" + "\n".join(run.problems)
+    return {
+        "score": sum(r.score for r in run.results),
+        "execution_time": round(execution_time, 2),
+        "output": summary,
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
+
+
+def write(path, run, *, execution_time):
+    with open(path, "w") as f:
+        json.dump(to_gradescope(run, execution_time=execution_time), f, indent=2)
+        f.write("\n")

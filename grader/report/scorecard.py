@@ -1,0 +1,116 @@
+"""The scorecard: one line per exercise with points earned / possible, each failing test's message, a total."""
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from grader.suite.collect import EXERCISES
+
+MAX_MESSAGE_LINES = 14
+FULL_MESSAGES = 2  # failing tests per exercise shown in full
+NOT_IMPLEMENTED_ADVICE = {
+    "cuda_kernel": "not implemented yet: fill in the kernels and causal_attention_forward in csrc/microgpt_cuda.cu",
+    "causal_attention": "not implemented yet: causal_attention is complete; it runs once the four functions "
+                        "it calls are filled in",
+}
+
+
+def exercise_totals(results):
+    """{exercise: (earned, possible, results)} in lesson order."""
+    totals = {}
+    for ex in EXERCISES:
+        rs = [r for r in results if r.exercise == ex]
+        if rs:
+            totals[ex] = (sum(r.score for r in rs), sum(r.points for r in rs), rs)
+    return totals
+
+
+def _status(earned, possible, rs):
+    failed = [r for r in rs if not r.passed]
+    if not failed:
+        return Text("all tests pass", style="green")
+    if all(r.not_implemented for r in failed) and len(failed) == len(rs):
+        return Text("not implemented yet", style="yellow")
+    return Text(f"{len(failed)} of {len(rs)} tests fail", style="red")
+
+
+def _fmt(x):
+    return f"{x:g}"
+
+
+def _clip(message):
+    lines = message.splitlines()
+    if len(lines) > MAX_MESSAGE_LINES:
+        lines = lines[:MAX_MESSAGE_LINES] + [f"... ({len(lines) - MAX_MESSAGE_LINES} more lines)"]
+    return "\n".join(lines)
+
+
+def _shown_path(path):
+    """A picture's path relative to the current folder where it can be: short enough to copy."""
+    path = Path(path).resolve()
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def render(run, *, title, console=None, pictures=None):
+    """Print the scorecard; pictures: {exercise: PNG path}, named under each failing exercise (and listed
+    at the end, for passing exercises drawn on request)."""
+    pictures = pictures or {}
+    console = console or Console(width=None if Console().is_terminal else 110, highlight=False)
+    totals = exercise_totals(run.results)
+    console.print(Text(title, style="bold"))
+    table = Table(show_lines=False)
+    table.add_column("exercise")
+    table.add_column("points", justify="right")
+    table.add_column("status")
+    earned_all = possible_all = 0.0
+    for ex, (earned, possible, rs) in totals.items():
+        table.add_row(ex, f"{_fmt(earned)} / {_fmt(possible)}", _status(earned, possible, rs))
+        earned_all += earned
+        possible_all += possible
+    table.add_section()
+    table.add_row(Text("total", style="bold"), Text(f"{_fmt(earned_all)} / {_fmt(possible_all)}", style="bold"), "")
+    console.print(table)
+    for ex, (earned, possible, rs) in totals.items():
+        seen_notes = []
+        for note in (n for r in rs for n in r.notes):
+            if note not in seen_notes:
+                seen_notes.append(note)
+                console.print(Text(f"\n{ex}: " + _clip(note).replace("\n", "\n  "), style="cyan"), soft_wrap=True)
+        for r in rs:
+            if r.skipped:
+                console.print(Text(f"\n{ex}: {escape(r.name.split('::', 1)[-1])} {r.message}", style="yellow"))
+        failed = [r for r in rs if not r.passed]
+        if not failed:
+            continue
+        console.print(Text(f"\n{ex}: {_fmt(earned)} / {_fmt(possible)}", style="bold"))
+        if all(r.not_implemented for r in failed) and len(failed) == len(rs):
+            console.print(f"  {NOT_IMPLEMENTED_ADVICE.get(ex, f'not implemented yet: fill in {ex} in attention.py')}")
+            continue
+        if ex in pictures:
+            console.print(Text(f"  picture: {_shown_path(pictures[ex])} (yours, the reference, the difference)",
+                               style="cyan"), soft_wrap=True)
+        shown = set()
+        for n, r in enumerate(failed):
+            test = escape(r.name.split("::", 1)[-1])
+            if r.message in shown:  # the same message (an import error, say) once per exercise is enough
+                console.print(f"  [red]FAIL[/red] {test}: (same as above)", markup=True)
+                continue
+            shown.add(r.message)
+            console.print(f"  [red]FAIL[/red] {test} ({_fmt(r.points)} pt)", markup=True)
+            lines = r.message.splitlines()
+            if n >= FULL_MESSAGES:  # later failures: the headline and the hints, not every index again
+                lines = lines[:1] + [line for line in lines[1:] if line.lstrip().startswith("hint:")]
+            console.print(Text("    " + _clip("\n".join(lines)).replace("\n", "\n    ")), soft_wrap=True)
+    passing = [ex for ex in pictures if ex in totals and totals[ex][0] == totals[ex][1]]
+    if passing:
+        console.print(f"\npictures of passing exercises: {', '.join(_shown_path(pictures[ex]) for ex in passing)}",
+                      soft_wrap=True)
+    for problem in run.problems:
+        console.print(Text(f"\ngrader problem: {problem}", style="bold red"))
+    return earned_all, possible_all

@@ -1,0 +1,298 @@
+"""The seam between the graded tests and the student's code.
+
+Tests call `submission.call("row_softmax", scores)` and get back a validated
+numpy array (or a Python int), or a StudentCodeError whose message speaks to the
+student. The student's code runs in a worker process (grader/sandbox/worker.py); this
+process only sends inputs and inspects what comes back, so nothing the student
+writes can reach the comparison.
+"""
+
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from grader.common import environment
+from grader.common.failures import (ForbiddenCall, ImportFailed, Missing, NotImplementedYet,
+                                     StudentCodeError, TimedOut, WorkerFailed)
+from grader.common.timings import timed
+from grader.sandbox import isolation, replies, wire
+
+WORKER = Path(__file__).with_name("worker.py")
+MAX_REPLY_BYTES = 1 << 32  # one array of a reply; the largest graded output is 201 MB
+MAX_OUTPUT_SHOWN = 2000
+PIPE_SIZE = 1 << 20
+IMPORT_TIMEOUT = 20.0  # seconds to import the student's file (numpy and friends take about 0.2 s)
+MAX_SOURCE_BYTES = 2_000_000  # a student's attention.py: generous for code, not for pasted data
+
+
+class Submission:
+    """One student file and the worker that runs it; the worker is started on first use and after any failure."""
+
+    def __init__(self, folder, filename="attention.py", timeout=60.0, kernel_library=None, kernel_device="cpu",
+                 forbidden=None):
+        """kernel_library: a built CUDA kernel (.so) to run instead of importing a Python file; kernel_device:
+        "cpu" (built against the CPU runtime) or "gpu" (built by nvcc with csrc/cuda_gpu/run_on_device.cu);
+        forbidden: source text -> {function: [(line, name)]}, the library calls each function may not make
+        (the judge's rule, grader/judge/forbidden.py), read from the file when the worker starts."""
+        self.kernel_device = kernel_device
+        self.device_ms = 0.0  # GPU runs: the mean time of the extra timed runs of the last call
+        self.kernel_seconds = 0.0  # CPU runs: how long the last causal_attention_forward took
+        self.folder = Path(folder).resolve()
+        self.path = Path(kernel_library) if kernel_library else self.folder / filename
+        self.kernel = kernel_library is not None
+        self.timeout = timeout
+        self._call_timeout = timeout  # the limit of the call in flight (call() sets it)
+        self._proc = None
+        self._requests = self._replies = None  # pipe fds, set while a worker runs
+        self._capture = None
+        self._import_problem = None
+        self._faults = None  # kernel workers: the runtime's crash reports
+        self._sandbox = None
+        self._timed_out = {}  # function -> why: a function that timed out once is not run again
+        self._find_forbidden = forbidden
+        self._forbidden = {}  # function -> [(line, forbidden name)]
+        self.warnings = ""  # kernel workers: the runtime's warnings from the last call
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def _start(self):
+        if not self.path.is_file():
+            raise Missing(f"no {self.path.name} in {self.folder}: add your {self.path.name} there")
+        size = self.path.stat().st_size
+        if not self.kernel and size > MAX_SOURCE_BYTES:
+            raise StudentCodeError(f"{self.path.name} is {size / 1e6:.0f} MB; the grader reads files up to "
+                                   f"{MAX_SOURCE_BYTES // 1000000} MB: remove the data pasted into it")
+        self._sandbox = isolation.Sandbox([self.path])  # a private folder holding only the submission's copy
+        copy = self._sandbox.folder / self.path.name
+        reply_r, reply_w = os.pipe()
+        self._capture = tempfile.TemporaryFile(prefix="student-output-")
+        argv, fds = [str(reply_w), str(copy)], [reply_w]
+        if self.kernel:  # the CPU runtime explains a crash on its own pipe before the process dies
+            self._faults, fault_w = os.pipe()
+            os.set_blocking(self._faults, False)
+            argv, fds = [str(reply_w), "--kernel", str(copy), str(fault_w)], [reply_w, fault_w]
+            if self.kernel_device == "gpu":
+                argv.append("--gpu")
+        self._proc = subprocess.Popen(
+            [sys.executable, "-I", str(WORKER), *argv, *self._sandbox.worker_args()],
+            stdin=subprocess.PIPE, stdout=self._capture, stderr=self._capture, cwd=self._sandbox.folder,
+            pass_fds=fds, start_new_session=True, env=self._sandbox.env(environment.worker_env()))
+        for fd in fds:
+            os.close(fd)
+        self._replies = reply_r
+        self._requests = self._proc.stdin.fileno()
+        for fd in (self._requests, self._replies):
+            os.set_blocking(fd, False)
+            _grow_pipe(fd)
+        if self._find_forbidden is not None:
+            self._forbidden = self._find_forbidden(self.path.read_bytes().decode("utf-8", "replace"))
+        limit = min(self.timeout, IMPORT_TIMEOUT)
+        try:
+            header, _ = self._receive("starting (importing your file)", time.monotonic() + limit, limit)
+        except WorkerFailed as exc:  # an import that hangs or kills the worker would do so again: once is enough
+            self._import_problem = f"{self.path.name} could not be imported: {exc}"
+            raise ImportFailed(self._import_problem) from None
+        if header.get("status") == "import_error":
+            self._import_problem = replies.import_problem(self.path.name, header)
+            if self.kernel:
+                self._import_problem = f"the built kernel could not be loaded: {header.get('message')}"
+        elif header.get("status") != "ready":
+            raise self._fail(f"the worker sent an unexpected greeting {header.get('status')!r}")
+
+    def close(self):
+        """Stop the worker and everything it started (its whole process group)."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            self._sandbox.kill_everything(proc.pid)  # its group, its descendants, anything with its token
+            proc.wait()
+            self._sandbox.remove()
+            for stream in (proc.stdin,):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+            os.close(self._replies)
+            self._replies = None
+            if self._faults is not None:
+                os.close(self._faults)
+                self._faults = None
+        if self._capture is not None:
+            self._capture.close()
+            self._capture = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- calls ------------------------------------------------------------------------------
+
+    def call(self, func, *args, return_args=False, **options):
+        """Run func(*args) in the worker; return its result (and, if asked, the arguments after the call)."""
+        return self.submit(func, *args, return_args=return_args, **options).result()
+
+    def submit(self, func, *args, return_args=False, timeout=None, **options):
+        """Send func(*args) to the worker and return at once; .result() waits for the answer.
+
+        The grader computes the expected answer while the worker computes the student's. options go to the
+        worker with the request (a kernel run's thread order, say); timeout (seconds) overrides the default.
+        """
+        deadline = self._send(func, args, return_args, options, timeout)
+        return PendingCall(self, func, args, return_args, deadline)
+
+    def _answer(self, func, args, return_args, deadline):
+        with timed("worker"):
+            header, arrays = self._receive(f"running {func}", deadline, func=func)
+        status = header.get("status")
+        if status == "not_implemented":
+            inner = header.get("in")
+            if isinstance(inner, str) and inner != func:
+                raise NotImplementedYet(f"{func}: not implemented yet: it calls {inner}, "
+                                        "which still raises NotImplementedError")
+            raise NotImplementedYet(f"{func}: not implemented yet (it still raises NotImplementedError)")
+        if status == "missing":
+            raise Missing(f"{self.path.name} has no function named {func}: keep its name and signature")
+        if status == "raised":
+            raise replies.raised(func, header)
+        if status != "ok":
+            raise StudentCodeError(f"{func}: the worker answered with an unknown status {status!r}")
+        if header.get("untouched"):
+            raise NotImplementedYet(f"{func}: not implemented yet (it left O untouched)")
+        if header.get("launch_error"):
+            raise StudentCodeError(f"{func}: a kernel launch failed: {header['launch_error']}")
+        warnings = header.get("warnings")
+        self.warnings = warnings if isinstance(warnings, str) else ""
+        seconds = header.get("seconds")
+        self.kernel_seconds = float(seconds) if isinstance(seconds, (int, float)) else 0.0
+        device_ms = header.get("device_ms")
+        self.device_ms = float(device_ms) if isinstance(device_ms, (int, float)) else 0.0
+        result = replies.result_from(func, header, arrays)
+        if return_args:
+            sent = [a for a in args if isinstance(a, np.ndarray)]
+            after = arrays[1 if header.get("kind") == "array" else 0:]
+            if len(after) != len(sent):
+                raise StudentCodeError(f"{func}: the worker did not send back the inputs it was given")
+            return result, after
+        return result
+
+    def _send(self, func, args, return_args, options=None, timeout=None):
+        """Send one call request; return its deadline."""
+        if self._proc is None and self._import_problem is None:  # an import that failed once is not retried
+            self._start()
+        if self._import_problem is not None:
+            raise ImportFailed(self._import_problem)
+        if func in self._timed_out:
+            raise TimedOut(f"not run: {func} already timed out in an earlier test ({self._timed_out[func]}); "
+                           "an endless loop costs every test of the function, so fix that first")
+        if func in self._forbidden:
+            uses = "; ".join(f"{self.path.name}:{line} calls {name}" for line, name in self._forbidden[func])
+            raise ForbiddenCall(f"{func} may not use a library version of what it teaches: {uses}. "
+                                "Write it yourself with numpy (the instructor's list is in grader/judge/forbidden.py)")
+        arrays = [a for a in args if isinstance(a, np.ndarray)]
+        spec, i = [], 0
+        for a in args:
+            if isinstance(a, np.ndarray):
+                spec.append({"array": i})
+                i += 1
+            else:
+                spec.append({"value": a})
+        self._call_timeout = timeout or self.timeout
+        deadline = time.monotonic() + self._call_timeout
+        self._output_mark = self._capture.tell()
+        request = wire.encode({"op": "call", "func": func, "args": spec, "return_args": return_args,
+                               "options": options or {}}, arrays)
+        try:
+            with timed("worker"):
+                wire.write_deadline(self._requests, request, deadline)
+        except wire.WireTimeout:
+            raise self._fail(f"{func} timed out after {self._call_timeout:g} s", TimedOut) from None
+        except wire.WireClosed:
+            raise self._fail(f"the worker stopped while {func} was being sent its inputs") from None
+        return deadline
+
+    def _receive(self, doing, deadline, limit=None, func=None):
+        """The worker's next reply; doing: what it was doing, in words; func: the function it was running."""
+        try:
+            return wire.read_deadline(self._replies, deadline, MAX_REPLY_BYTES)
+        except wire.WireTimeout:
+            limit = limit or self._call_timeout
+            if func is not None:
+                self._timed_out[func] = f"after {limit:g} s"
+            raise self._fail(f"timed out after {limit:g} s while {doing}", TimedOut) from None
+        except wire.WireClosed:
+            raise self._fail(self._death_words(doing)) from None
+        except wire.WireError as exc:
+            raise self._fail(f"while {doing}, the worker sent something unreadable: {exc}") from None
+
+    def _death_words(self, doing):
+        try:
+            code = self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return f"the worker closed its reply pipe while {doing}"
+        if code < 0:
+            name = replies.signal_name(code)
+            words = f"your code crashed while {doing}: {replies.SIGNAL_WORDS.get(name, name)} ({name})"
+            report = self._fault_report()
+            return f"{words}\n{report}" if report else words
+        return (f"your code ended the worker process (exit code {code}) while {doing}: "
+                "do not call sys.exit(), os._exit() or quit() in attention.py")
+
+    def _fault_report(self):
+        """What the CPU runtime said about a crash in the kernel, with the student's file:line when known."""
+        if self._faults is None:
+            return ""
+        try:
+            text = os.read(self._faults, 4096).decode("utf-8", "replace")
+        except (BlockingIOError, OSError):
+            return ""
+        message, _, tail = text.partition("\n@pc ")
+        where = replies.source_line(self.path, tail.strip().split("\n")[0]) if tail else ""
+        return message.strip()[:1000] + (f"\n  at {where}" if where else "")
+
+    def _fail(self, message, kind=WorkerFailed):
+        output = self.output_since_call()
+        self.close()  # the next call starts a fresh worker
+        if output:
+            message += f"\nyour code printed:\n{output}"
+        return kind(message)
+
+    def output_since_call(self):
+        """What the student's code printed since the last call started, truncated."""
+        if self._capture is None:
+            return ""
+        self._capture.flush()
+        self._capture.seek(getattr(self, "_output_mark", 0))
+        data = self._capture.read(MAX_OUTPUT_SHOWN + 1)
+        self._capture.seek(0, os.SEEK_END)
+        text = data[:MAX_OUTPUT_SHOWN].decode("utf-8", "replace").rstrip()
+        return text + (" ..." if len(data) > MAX_OUTPUT_SHOWN else "")
+
+
+class PendingCall:
+    """A call sent to the worker whose answer has not been read yet."""
+
+    def __init__(self, submission, func, args, return_args, deadline):
+        self._sub, self._call = submission, (func, args, return_args, deadline)
+
+    def answered_at_once(self, wait=0.01):
+        """True if the worker has already started replying (a stub or an error answers in microseconds)."""
+        fd = self._sub._replies
+        return fd is not None and bool(select.select([fd], [], [], wait)[0])
+
+    def result(self):
+        return self._sub._answer(*self._call)
+
+
+def _grow_pipe(fd):
+    try:
+        import fcntl
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+    except (ImportError, AttributeError, OSError):
+        pass  # a smaller pipe is only slower

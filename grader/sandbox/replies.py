@@ -1,0 +1,81 @@
+"""What a worker's reply means, in the student's words: a result, or the failure (a type from
+grader/common/failures.py) with a message that names the student's file and line."""
+
+import re
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+from grader.common.failures import BadReturn, Kind, StudentCodeError, StudentRaised
+from grader.sandbox import isolation
+
+
+def signal_name(code):
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
+
+
+SIGNAL_WORDS = {"SIGSEGV": "segmentation fault", "SIGBUS": "bus error", "SIGFPE": "floating-point exception",
+                 "SIGKILL": "killed", "SIGABRT": "aborted",
+                 "SIGXCPU": f"killed: CPU time limit {isolation.CPU_LIMIT} s"}
+
+
+def source_line(library, offset):
+    """file:line of an instruction in a built kernel library (built with -g), via binutils' addr2line."""
+    if not re.fullmatch(r"0x[0-9a-f]+", offset) or offset == "0x0" or shutil.which("addr2line") is None:
+        return ""
+    try:
+        out = subprocess.run(["addr2line", "-e", str(library), "-i", offset], capture_output=True, text=True,
+                             timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    for line in out.splitlines():  # innermost first: the student's line, even when inlined into a runtime call
+        file, _, number = line.rpartition(":")
+        number = number.split()[0] if number.split() else ""
+        if file.endswith(".cu") and number.isdigit():
+            return f"{Path(file).name}:{number}"
+    return ""
+
+
+def import_problem(filename, header):
+    text = f"{filename} could not be imported: {header.get('type')} at {header.get('where')}: {header.get('message')}"
+    if header.get("line"):
+        text += f"\n    {header['line']}"
+    if header.get("traceback"):
+        text += "\n" + "\n".join("    " + f for f in header["traceback"])
+    return text
+
+
+def raised(func, header):
+    text = f"{func} raised {header.get('type')}: {header.get('message')}"
+    if header.get("type") in ("MemoryError", "_ArrayMemoryError"):
+        text = (f"{func} ran out of memory: the worker's memory limit is {isolation.MEMORY_LIMIT >> 30} GiB "
+                f"({header.get('type')}: {header.get('message')})")
+    if header.get("traceback"):
+        text += "\n" + "\n".join("    " + f for f in header["traceback"])
+    kind = Kind.OUT_OF_MEMORY if header.get("type") in ("MemoryError", "_ArrayMemoryError") else Kind.RAISED
+    return StudentRaised(text, header.get("type"), bool(header.get("is_value_error")), kind)
+
+
+def result_from(func, header, arrays):
+    kind = header.get("kind")
+    if kind == "array":
+        if not arrays:
+            raise StudentCodeError(f"{func}: the worker said it returned an array but sent none")
+        return arrays[0]
+    if kind == "int":
+        value = header.get("value")
+        if type(value) is not int:
+            raise BadReturn(f"{func} returned something that is not an int")
+        return value
+    if kind == "float":
+        raise BadReturn(f"{func} returned the float {header.get('value')!r}; return a Python int (use //, not /)")
+    if kind == "array_subclass":
+        raise BadReturn(f"{func} returned a {header.get('type')}; return a plain numpy.ndarray")
+    if kind == "numpy_scalar":
+        raise BadReturn(f"{func} returned {header.get('type')} {header.get('repr')}; "
+                        "return a numpy.ndarray (or a Python int from compute_dk)")
+    raise BadReturn(f"{func} returned a {header.get('type')} ({header.get('repr')}); expected a numpy.ndarray")

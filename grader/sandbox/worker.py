@@ -1,0 +1,258 @@
+"""The worker: the only process that imports and runs the student's code.
+
+Started by grader.sandbox.client as `python -I grader/sandbox/worker.py REPLY_FD FILE` (or
+`REPLY_FD --kernel LIBRARY FAULT_FD [--gpu]` to run a built CUDA kernel), with
+the submission's folder as working directory, requests arriving on stdin and
+stdout/stderr going to a capture file the grader reads. It imports the student's
+file once, then answers call requests until stdin closes. Replies go to REPLY_FD,
+a pipe the student's prints cannot reach by accident.
+
+It describes what the student's function returned or raised; it never decides a
+grade. The grader treats every reply as untrusted data.
+"""
+
+import importlib.util
+import os
+import sys
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wire  # noqa: E402  (needs the path above; -I leaves the script's folder off sys.path)
+
+sys.path.pop(0)
+
+import numpy as np  # noqa: E402
+
+MAX_TEXT = 2000
+
+
+def _student_frames(tb, filename):
+    """The traceback frames inside the student's file, as 'attention.py:12 in f: line'."""
+    frames = [f for f in traceback.extract_tb(tb) if os.path.abspath(f.filename) == filename]
+    return [f"{os.path.basename(f.filename)}:{f.lineno} in {f.name}: {(f.line or '').strip()}" for f in frames]
+
+
+def _short(text, limit=MAX_TEXT):
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def _safe_repr(value):
+    try:
+        return _short(repr(value), 200)
+    except BaseException:  # a hostile __repr__ must not take the worker down
+        return f"<{type(value).__name__} object>"
+
+
+def load_student(filename):
+    """Import the student's file; return (module, None) or (None, problem header)."""
+    spec = importlib.util.spec_from_file_location("attention", filename)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["attention"] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        where = f"{os.path.basename(exc.filename or filename)}:{exc.lineno}"
+        return None, {"status": "import_error", "type": type(exc).__name__, "message": _short(exc.msg),
+                      "where": where, "line": _short((exc.text or "").rstrip(), 300)}
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt: all are the student's import failing
+        frames = _student_frames(exc.__traceback__, filename)
+        return None, {"status": "import_error", "type": type(exc).__name__, "message": _short(exc),
+                      "where": frames[-1].split(" in ")[0] if frames else os.path.basename(filename),
+                      "traceback": frames}
+    return module, None
+
+
+def describe_result(result):
+    """The reply header and arrays for a returned value."""
+    if type(result) is np.ndarray:
+        return {"status": "ok", "kind": "array"}, [result]
+    if isinstance(result, np.ndarray):
+        return {"status": "ok", "kind": "array_subclass", "type": type(result).__module__ + "." + type(result).__name__}, []
+    if type(result) is int:
+        return {"status": "ok", "kind": "int", "value": result}, []
+    if type(result) is float:
+        return {"status": "ok", "kind": "float", "value": result}, []
+    if isinstance(result, np.generic):
+        return {"status": "ok", "kind": "numpy_scalar", "type": "numpy." + type(result).__name__,
+                "repr": _safe_repr(result)}, []
+    return {"status": "ok", "kind": "other", "type": type(result).__name__, "repr": _safe_repr(result)}, []
+
+
+def call(module, filename, request, arrays):
+    name = request.get("func")
+    func = getattr(module, name, None)
+    if not callable(func):
+        return {"status": "missing", "func": name}, []
+    args = [arrays[a["array"]] if "array" in a else a["value"] for a in request.get("args", [])]
+    try:
+        result = func(*args)
+    except NotImplementedError as exc:
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if os.path.abspath(f.filename) == filename]
+        return {"status": "not_implemented", "in": frames[-1].name if frames else name}, []
+    except BaseException as exc:  # SystemExit included: it costs this call only
+        frames = _student_frames(exc.__traceback__, filename)
+        return {"status": "raised", "type": type(exc).__name__, "is_value_error": isinstance(exc, ValueError),
+                "message": _short(exc), "traceback": frames[-5:]}, []
+    header, out = describe_result(result)
+    if request.get("return_args"):
+        header["returned_args"] = True
+        out = out + [a for a in args if isinstance(a, np.ndarray)]
+    return header, out
+
+
+# Kernel runs: O starts as this NaN bit pattern; if it is still there afterwards, nothing was written.
+UNTOUCHED = np.uint32(0x7FC0DEAD)
+
+
+def load_kernel(path, fault_fd, gpu=False):
+    import ctypes
+    if gpu:  # nvcc's build, linked with csrc/cuda_gpu/run_on_device.cu
+        try:
+            lib = ctypes.CDLL(path)
+            lib.gpu_run.restype = ctypes.c_char_p
+            lib.gpu_run.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int] * 4 + [ctypes.POINTER(ctypes.c_float)]
+        except (OSError, AttributeError) as exc:
+            return None, {"status": "import_error", "type": type(exc).__name__, "message": _short(exc), "where": path}
+        lib.on_gpu = True
+        return lib, None
+    try:
+        lib = ctypes.CDLL(path)
+        lib.causal_attention_forward.restype = None
+        lib.causal_attention_forward.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int] * 3
+        lib.cuda_cpu_launch_error.restype = ctypes.c_char_p
+        lib.cuda_cpu_warnings.restype = ctypes.c_char_p
+        lib.cuda_cpu_guarded_alloc.restype = ctypes.c_void_p
+        lib.cuda_cpu_guarded_alloc.argtypes = [ctypes.c_size_t, ctypes.c_char_p]
+        lib.cuda_cpu_guarded_free.argtypes = [ctypes.c_void_p]
+        lib.cuda_cpu_guarded_readonly.argtypes = [ctypes.c_void_p]
+        lib.cuda_cpu_report_faults_to.argtypes = [ctypes.c_int]
+    except (OSError, AttributeError) as exc:
+        return None, {"status": "import_error", "type": type(exc).__name__, "message": _short(exc), "where": path}
+    lib.cuda_cpu_report_faults_to(fault_fd)  # a crash in the kernel is explained on this pipe before it kills us
+    return lib, None
+
+
+def _device_array(lib, name, shape, fill=None, source=None):
+    """A float32 array in guarded memory (guard pages around it), as the kernel's device buffer `name`."""
+    import ctypes
+    count = int(np.prod(shape))
+    address = lib.cuda_cpu_guarded_alloc(count * 4, name.encode())
+    if not address:
+        raise MemoryError(f"could not allocate {name}")
+    array = np.ctypeslib.as_array((ctypes.c_float * count).from_address(address)).reshape(shape)
+    if source is not None:
+        array[...] = source
+        lib.cuda_cpu_guarded_readonly(address)  # the kernel gets `const float*`: a write into it faults
+    else:
+        array.view(np.uint32)[...] = fill
+    return address, array
+
+
+def run_kernel_on_gpu(lib, request, arrays):
+    """The same call on the GPU: gpu_run copies the arrays to the device and back, and can time extra runs."""
+    import ctypes
+    Q, K, V = (np.ascontiguousarray(a, dtype=np.float32) for a in arrays[:3])
+    BH, T, d_k = Q.shape
+    O = np.full(Q.shape, UNTOUCHED, dtype=np.uint32).view(np.float32)
+    ms = ctypes.c_float(0.0)
+    repeats = int(request.get("options", {}).get("repeats", 0))
+    error = lib.gpu_run(*(a.ctypes.data for a in (Q, K, V, O)), BH, T, d_k, repeats, ctypes.byref(ms))
+    untouched = bool(np.all(O.view(np.uint32) == UNTOUCHED))
+    return {"status": "ok", "kind": "array", "launch_error": _short((error or b"").decode(errors="replace")),
+            "untouched": untouched, "warnings": "", "device_ms": float(ms.value)}, [O]
+
+
+def run_kernel(lib, request, arrays):
+    """causal_attention_forward(Q, K, V, O, BH, T, d_k) on (BH, T, d_k) float32 arrays, in the asked thread order.
+
+    The four buffers are guarded: reading or writing past either end faults (and the runtime names the buffer
+    and the thread), and the inputs are read-only."""
+    Q, K, V = (np.ascontiguousarray(a, dtype=np.float32) for a in arrays[:3])
+    BH, T, d_k = Q.shape
+    os.environ["CUDA_CPU_ORDER"] = str(request.get("options", {}).get("order", "forward"))
+    buffers = [_device_array(lib, name, Q.shape, source=a) for name, a in zip("QKV", (Q, K, V))]
+    buffers.append(_device_array(lib, "O", Q.shape, fill=UNTOUCHED))
+    lib.cuda_cpu_begin_call()
+    import time
+    started = time.perf_counter()
+    lib.causal_attention_forward(*(a for a, _ in buffers), BH, T, d_k)
+    seconds = time.perf_counter() - started
+    error = (lib.cuda_cpu_launch_error() or b"").decode(errors="replace")
+    warnings = (lib.cuda_cpu_warnings() or b"").decode(errors="replace")
+    O = buffers[3][1].copy()
+    for address, _ in buffers:
+        lib.cuda_cpu_guarded_free(address)
+    untouched = bool(np.all(O.view(np.uint32) == UNTOUCHED))
+    return {"status": "ok", "kind": "array", "launch_error": _short(error), "untouched": untouched,
+            "warnings": _short(warnings), "seconds": seconds}, [O]
+
+
+def fence_in(options):
+    """Limits first (any uid may lower them), then, as root, no network and a uid of our own. Runs before the
+    student's file is even read, so nothing the student writes runs with more than this."""
+    import resource
+    if "--memory" in options:
+        limit = int(options["--memory"])
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    if "--cpu" in options:
+        limit = int(options["--cpu"])
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if "--uid" in options and os.geteuid() == 0:
+        import ctypes
+        CLONE_NEWNET = 0x40000000
+        ctypes.CDLL(None, use_errno=True).unshare(CLONE_NEWNET)  # an empty network namespace: no network at all
+        uid = int(options["--uid"])
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+
+
+def parse_args(argv):
+    """REPLY_FD FILE | REPLY_FD --kernel LIBRARY FAULT_FD [--gpu], then --memory N --cpu N [--uid N]."""
+    positional, options, i = [], {}, 0
+    while i < len(argv):
+        if argv[i] in ("--memory", "--cpu", "--uid"):
+            options[argv[i]] = argv[i + 1]
+            i += 2
+        else:
+            positional.append(argv[i])
+            i += 1
+    return positional, options
+
+
+def main():
+    positional, options = parse_args(sys.argv[1:])
+    reply_fd = int(positional[0])
+    kernel = positional[1] == "--kernel"
+    fence_in(options)
+    filename = os.path.abspath(positional[2 if kernel else 1])
+    module, problem = (load_kernel(filename, int(positional[3]), gpu="--gpu" in positional[4:]) if kernel
+                       else load_student(filename))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    wire.write_blocking(reply_fd, wire.encode(problem or {"status": "ready"}))
+    while True:
+        try:
+            request, arrays = wire.read_blocking(0)
+        except wire.WireClosed:
+            return
+        if problem is not None:
+            header, out = problem, []
+        elif kernel:
+            run = run_kernel_on_gpu if getattr(module, "on_gpu", False) else run_kernel
+            header, out = run(module, request, arrays)
+        else:
+            header, out = call(module, filename, request, arrays)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            chunks = wire.encode(header, out)
+        except (TypeError, ValueError) as exc:  # e.g. a result no JSON can hold
+            chunks = wire.encode({"status": "ok", "kind": "other", "type": "unencodable", "repr": _short(exc)})
+        wire.write_blocking(reply_fd, chunks)
+
+
+if __name__ == "__main__":
+    main()

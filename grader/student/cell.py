@@ -1,0 +1,139 @@
+"""`python -m grader cell`: grade one exercise of a submission, for one notebook test cell.
+
+A notebook's test cell (grader/student/notebook.py) runs this in a subprocess, so neither torch, pytest nor the
+student's code ever runs in the notebook's kernel. It prints a report on stdout and writes
+{"score", "max_score", ...} to --json; the cell turns the score into nbgrader's partial credit.
+
+Hidden tests are reported by their points only: the notebook's output ends up in the feedback the student
+reads, and a hidden test's message would show its inputs and the reference's answers.
+"""
+
+import io
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.text import Text
+
+from grader.suite import collect
+from grader.report import scorecard
+from grader.suite.plugin import DEFAULT_TIMEOUT, ROOT
+
+SCORE_LINE = "grader-cell-score:"
+SUITE_PATHS = {"public": "tests/public", "hidden": "tests/hidden"}
+
+
+def add_arguments(parser):
+    parser.add_argument("--submission", help="folder holding attention.py (and microgpt_cuda.cu)")
+    parser.add_argument("--exercise", choices=collect.EXERCISES, help="the exercise to grade")
+    parser.add_argument("--plan", metavar="FILE",
+                        help="instead of one exercise: grade each entry of FILE (a JSON list of {submission, "
+                             "exercise, suites, out}) in this one process and write its report and score to its "
+                             "out file, for the notebook's test cells to show (grader/course/autograde.py writes it)")
+    parser.add_argument("--suite", action="append", choices=sorted(SUITE_PATHS),
+                        help="a suite to run, once per suite (default: public)")
+    parser.add_argument("--expected-cache", metavar="DIR",
+                        help="share expected answers with the class's other gradings through DIR (autograde)")
+    parser.add_argument("--json", metavar="FILE", help="write the score as JSON to FILE")
+    parser.add_argument("--pictures", metavar="DIR",
+                        help="when the exercise fails, draw its picture (public inputs only) into DIR")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                        help="seconds one call into the student's code may take (default: %(default)s)")
+
+
+def _paths(suites):
+    paths = [ROOT / SUITE_PATHS[s] for s in suites]
+    missing = [str(p.relative_to(ROOT)) for p in paths if not p.is_dir()]
+    if missing:
+        raise FileNotFoundError(f"no {', '.join(missing)} in {ROOT}")
+    return paths
+
+
+def grade(submission, exercise, suites, timeout=DEFAULT_TIMEOUT, expected=None):
+    extra = ["-p", "grader.suite.cell_filter", f"--only-exercise={exercise}"]
+    if expected:
+        extra += ["--expected-cache", str(expected)]
+    return collect.run_pytest(_paths(suites), [Path(submission).resolve()], timeout, extra_args=extra)
+
+
+def points_by_exercise(suites):
+    """{exercise: points over these suites}, from collecting the tests (none is run)."""
+    run = collect.run_pytest(_paths(suites), [ROOT / "solutions"], DEFAULT_TIMEOUT, extra_args=["--collect-only"])
+    if run.problems:
+        raise RuntimeError("\n".join(run.problems))
+    points = {ex: 0.0 for ex in collect.EXERCISES}
+    for r in run.results:
+        points[r.exercise] += r.points
+    return points
+
+
+def report(run, exercise, console):
+    public = [r for r in run.results if r.suite == "public"]
+    hidden = [r for r in run.results if r.suite == "hidden"]
+    if public:
+        public_run = collect.Run(results=public, problems=run.problems)
+        scorecard.render(public_run, title=f"{exercise}: public tests", console=console)
+    if hidden:
+        earned, possible = sum(r.score for r in hidden), sum(r.points for r in hidden)
+        failed = sum(not r.passed for r in hidden)
+        console.print(Text(f"{exercise}: hidden tests {earned:g} / {possible:g}"
+                           + (f" ({failed} of {len(hidden)} fail)" if failed else " (all pass)"), style="bold"))
+    if not public and run.problems:
+        for problem in run.problems:
+            console.print(Text(f"grader problem: {problem}", style="bold red"))
+
+
+def _verdict(run, submission, exercise, suites, pictures_dir):
+    """(report text, verdict dict) for one exercise of a run."""
+    console = Console(highlight=False, width=100, force_terminal=False, color_system=None, record=True,
+                      file=io.StringIO())  # recorded, printed (or saved) by the caller
+    report(run, exercise, console)
+    text = console.export_text()
+    score = sum(r.score for r in run.results)
+    possible = sum(r.points for r in run.results)
+    picture = None
+    if pictures_dir and score < possible:
+        from grader.report import pictures
+        if exercise in pictures.PICTURED:
+            try:  # a courtesy: never a reason for the cell to fail
+                picture = pictures.draw_for(submission, exercise, pictures_dir).path
+            except Exception as exc:
+                text += f"(no picture: {exc})\n"
+    return text, {"exercise": exercise, "suites": suites, "score": score, "max_score": possible,
+                  "problems": run.problems, "picture": str(picture) if picture else None}
+
+
+def grade_plan(plan_file, timeout, expected=None):
+    """Each planned (submission, exercise, suites) graded in this process, one after another: the imports, the
+    kernel build and the reference times are paid once per notebook instead of once per test cell."""
+    for entry in json.loads(Path(plan_file).read_text()):
+        out = Path(entry["out"])
+        out.parent.mkdir(parents=True, exist_ok=True)
+        run = grade(entry["submission"], entry["exercise"], entry["suites"], timeout, expected)
+        text, verdict = _verdict(run, entry["submission"], entry["exercise"], entry["suites"],
+                                 out.parent / "pictures")
+        out.write_text(json.dumps({"report": text, "verdict": verdict}) + "\n")
+
+
+def main(args):
+    suites = args.suite or ["public"]
+    if bool(args.exercise) == bool(args.plan) or (args.exercise and not args.submission):
+        print("grader: give --submission DIR --exercise NAME, or --plan FILE", file=sys.stderr)
+        return 2
+    try:
+        if args.plan:
+            grade_plan(args.plan, args.timeout, args.expected_cache)
+            return 0
+        run = grade(args.submission, args.exercise, suites, args.timeout, args.expected_cache)
+    except FileNotFoundError as exc:
+        print(f"grader: {exc}", file=sys.stderr)
+        return 2
+    text, verdict = _verdict(run, args.submission, args.exercise, suites, args.pictures)
+    print(text, end="")
+    if args.json:
+        Path(args.json).write_text(json.dumps(verdict) + "\n")
+    # the notebook reads the score from this last line: no file a student's process could overwrite
+    sys.stdout.flush()
+    print(f"{SCORE_LINE} {json.dumps(verdict)}", flush=True)
+    return 2 if run.problems else 0

@@ -1,0 +1,132 @@
+"""`python -m grader grade`: run the graded suites on a submission, print the scorecard, write results.json."""
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from grader.suite import collect
+from grader.judge import oracle  # noqa: F401  (torch, imported up front: counted as imports by make bench)
+from grader.report import results
+from grader.report import scorecard
+from grader.common import timings
+from grader.suite.plugin import DEFAULT_TIMEOUT, ROOT
+
+SUITES = {"public": ["tests/public"], "hidden": ["tests/hidden"], "all": ["tests/public", "tests/hidden"]}
+
+
+def add_arguments(parser):
+    parser.add_argument("--submission", default=str(ROOT / "exercises"),
+                        help="folder holding the student's attention.py (default: exercises/)")
+    parser.add_argument("--suite", choices=sorted(SUITES), default="public",
+                        help="which graded suites to run (default: public)")
+    parser.add_argument("--results", metavar="FILE", help="also write Gradescope's results.json to FILE")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                        help="seconds one call into the student's code may take (default: %(default)s)")
+    parser.add_argument("--exercise", metavar="NAME",
+                        help="grade only this exercise, for the edit-run loop (make grade EX=NAME); "
+                             f"one of {', '.join(collect.EXERCISES)}")
+    parser.add_argument("--pictures", choices=("failing", "all", "none"), default="failing",
+                        help="draw the student's attention matrix next to the reference's as a PNG: for failing "
+                             "exercises (default), all pictured exercises, or none")
+    parser.add_argument("--report-dir", default="grade-report", metavar="DIR",
+                        help="folder for the pictures (default: %(default)s)")
+    parser.add_argument("--expected-cache", metavar="DIR",
+                        help="share expected answers through DIR with other gradings of the same class "
+                             "(python -m grader batch sets it)")
+    parser.add_argument("--stagger", metavar="K/N",
+                        help="start K/N of the way through the suite (python -m grader batch sets it for the first "
+                             "gradings of a class, which start together, so they compute different expected answers)")
+    parser.add_argument("--timings", metavar="FILE",
+                        help="write where grading time went (imports, workers, comparisons) as JSON to FILE "
+                             "(used by make bench)")
+
+
+class _ProgressShown:
+    """Progress while grading: a bar on a terminal, one line per exercise elsewhere (CI logs)."""
+
+    def __init__(self, console):
+        self.console, self.bar, self.task, self.last = console, None, None, None
+
+    def __enter__(self):
+        if self.console.is_terminal:
+            self.bar = Progress(TextColumn("grading {task.description:<18}"), BarColumn(), MofNCompleteColumn(),
+                                TimeElapsedColumn(), console=self.console, transient=True)
+            self.bar.__enter__()
+            self.task = self.bar.add_task("", total=None)
+        return self
+
+    def __call__(self, done, total, exercise):
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, total=total, description=exercise)
+        elif exercise != self.last:
+            self.console.print(f"grading {exercise} ...")
+            self.last = exercise
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+
+def _draw_pictures(run, submission, args):
+    """({exercise: PNG path}, seconds spent drawing) for --pictures; student code runs in workers, as in grading."""
+    from grader.report import pictures  # its matplotlib waits until a picture is drawn
+    started = time.perf_counter()
+    drawn = pictures.draw_after_grading(run.results, submission, args.report_dir, args.pictures)
+    return {ex: p.path for ex, p in drawn.items() if p.path is not None}, time.perf_counter() - started
+
+
+def main(args):
+    started = time.perf_counter()
+    console = Console(highlight=False, width=None if Console().is_terminal else 110)
+    submission = Path(args.submission)
+    paths = [ROOT / p for p in SUITES[args.suite]]
+    missing = [p for p in paths if not p.is_dir()]
+    if missing:
+        print(f"grader: no {', '.join(str(p.relative_to(ROOT)) for p in missing)} in this copy "
+              f"(the hidden suite stays with the instructor); use --suite public", file=sys.stderr)
+        return 2
+    if args.exercise is not None and args.exercise not in collect.EXERCISES:
+        print(f"grader: there is no exercise {args.exercise!r}; the exercises are: {', '.join(collect.EXERCISES)}",
+              file=sys.stderr)
+        return 2
+    if not submission.is_dir():
+        print(f"grader: {submission} is not a folder: pass the folder that holds attention.py", file=sys.stderr)
+        return 2
+    pytest_started = time.perf_counter()
+    with _ProgressShown(console) as progress:
+        run = collect.run_pytest(paths, [submission.resolve()], args.timeout, progress=progress,
+                                 extra_args=(["--exercise", args.exercise] if args.exercise else [])
+                                 + (["--expected-cache", args.expected_cache] if args.expected_cache else [])
+                                 + (["--stagger", args.stagger] if args.stagger else []))
+    pytest_time = time.perf_counter() - pytest_started
+    if args.exercise and not run.results:
+        print(f"grader: the {args.suite} suite has no tests of {args.exercise}", file=sys.stderr)
+        return 2
+    drawn, drawing_time = _draw_pictures(run, submission, args)
+    where = submission.resolve()
+    try:
+        where = where.relative_to(Path.cwd())
+    except ValueError:
+        pass
+    only = f", {args.exercise} only" if args.exercise else ""
+    scorecard.render(run, title=f"Causal self-attention: grading {where}/ ({args.suite} suite{only})",
+                     console=console, pictures=drawn)
+    elapsed = time.perf_counter() - started
+    if args.results:
+        results.write(args.results, run, execution_time=elapsed)
+        console.print(f"\nwrote {args.results}")
+    if args.timings:
+        process_start = getattr(args, "process_start", started)
+        Path(args.timings).write_text(json.dumps(dict(
+            timings.TOTALS, imports=started - process_start, pytest=pytest_time,
+            report=time.perf_counter() - started - pytest_time, pictures=drawing_time,
+            process=time.perf_counter() - process_start)) + "\n")
+    return 2 if run.problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit("use: python -m grader grade")

@@ -1,0 +1,147 @@
+"""What the nbgrader notebook's cells call: the `%%answer` cell magic and grade().
+
+Imported in the notebook's kernel, so it uses the standard library only: importing torch there could print a
+warning on stderr, and nbgrader scores a cell that writes to stderr 0.
+
+    %%answer compute_dk        an answer cell: saved, not run in the kernel
+    def compute_dk(d_model, n_head): ...
+
+    grade("compute_dk", ["public"])   a test cell: runs the graded tests of one exercise on the saved answers
+                                      in a subprocess (python -m grader cell) and returns the points, which
+                                      nbgrader takes as the cell's partial credit
+
+Student code never runs in the kernel: an `os._exit`, a crash or an endless loop ends the grading subprocess
+(or its worker) and costs the cells that call it, not the whole notebook (a dead kernel fails every cell).
+"""
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ANSWERS = {}  # answer name -> cell text, in the order first run (the notebook's order at autograde)
+PRELUDE = '"""attention.py, assembled from the notebook\'s answer cells."""\n\nimport numpy as np\n'
+KERNEL_FILE = "microgpt_cuda.cu"
+SCORE_LINE = "grader-cell-score:"  # grader/student/cell.py's last line (not imported: cell.py needs torch)
+ANSWER_LINE = re.compile(r"^%%answer\s+(\S+)\s*$")  # an answer cell's first line; group 1: the answer's name
+USED = "used.txt"  # in GRADER_VERDICTS: one line per test cell that showed a verdict graded before it ran
+CELL_TIMEOUT = 900  # seconds for one exercise: a cold kernel build plus its tests, far below nbgrader's limit
+
+
+def answer(line, cell):
+    """The %%answer NAME cell magic: keep the cell's text as the answer NAME."""
+    name = line.strip()
+    if not name:
+        print("%%answer needs a name, e.g. %%answer compute_dk")
+        return
+    ANSWERS[name] = cell
+    print(f"saved your answer {name} ({len(cell.splitlines())} lines); the test cell below grades it")
+
+
+def _register():
+    try:
+        ipython = get_ipython()  # noqa: F821  (defined in IPython kernels only)
+    except NameError:
+        return
+    ipython.register_magic_function(answer, magic_kind="cell", magic_name="answer")
+
+
+_register()
+
+
+def grader_root():
+    """Where the grader lives: the instructor's repository at autograde (GRADER_REPO, set by the course's
+    nbgrader_config.py), otherwise the grading/ folder released next to the notebook."""
+    return Path(os.environ.get("GRADER_REPO") or Path.cwd() / "grading").resolve()
+
+
+def write_submission(folder, answers=None):
+    """The answers (default: those saved in this kernel) as a submission folder: attention.py (Python answers in
+    order) and microgpt_cuda.cu."""
+    folder = Path(folder)
+    answers = ANSWERS if answers is None else answers
+    python = [text for name, text in answers.items() if not name.endswith(".cu")]
+    (folder / "attention.py").write_text(PRELUDE + "\n\n" + "\n\n".join(python) + "\n")
+    if KERNEL_FILE in answers:
+        (folder / KERNEL_FILE).write_text(answers[KERNEL_FILE])
+    return folder
+
+
+def submission_digest(folder):
+    """What identifies a submission folder's graded files (grader/course/autograde.py keys its verdicts on it)."""
+    h = hashlib.sha256()
+    for name in ("attention.py", KERNEL_FILE):
+        path = Path(folder) / name
+        h.update(name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b"-") + b"\0")
+    return h.hexdigest()
+
+
+def _graded_before(folder, exercise, suites):
+    """At autograde (GRADER_VERDICTS set), the verdict the instructor's process computed for exactly these answers
+    in one run of every exercise; None when there is none (the cell then grades by itself)."""
+    verdicts = os.environ.get("GRADER_VERDICTS")
+    if not verdicts:
+        return None
+    path = Path(verdicts) / submission_digest(folder) / f"{exercise}.json"
+    try:
+        found = json.loads(path.read_text())
+        assert found["verdict"]["suites"] == list(suites)
+    except (OSError, ValueError, KeyError, AssertionError):
+        return None
+    with open(Path(verdicts) / USED, "a") as log:  # autograde counts the cells that used a verdict
+        log.write(exercise + "\n")
+    return found
+
+
+def grade(exercise, suites=("public",)):
+    """Grade one exercise on the saved answers; print the report; return the points earned."""
+    root = grader_root()
+    with tempfile.TemporaryDirectory(prefix="answers-") as submission:
+        write_submission(submission)
+        before = _graded_before(submission, exercise, suites)
+        if before is not None:
+            print(before["report"].rstrip())
+            _show_picture(before["verdict"].get("picture"))
+            return float(before["verdict"]["score"])
+        cmd = [sys.executable, "-m", "grader", "cell", "--submission", submission, "--exercise", exercise,
+               "--pictures", str(Path.cwd() / "grade-report")]
+        for suite in suites:
+            cmd += ["--suite", suite]
+        # stderr joins stdout: a build warning or a torch message must not zero the cell
+        try:
+            proc = subprocess.run(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                  timeout=CELL_TIMEOUT, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            print(f"{exercise}: grading took longer than {CELL_TIMEOUT} s and was stopped: 0 points")
+            return 0.0
+    # the score is the last line the grader prints (the student's own output never reaches this pipe)
+    report, _, last = proc.stdout.rstrip().rpartition("\n")
+    try:
+        assert last.startswith(SCORE_LINE)
+        verdict = json.loads(last[len(SCORE_LINE):])
+        score = float(verdict["score"])
+    except (AssertionError, ValueError, KeyError, TypeError):
+        print(proc.stdout.rstrip())
+        print(f"{exercise}: the grader stopped (exit code {proc.returncode}) before scoring: 0 points")
+        return 0.0
+    print(report)
+    _show_picture(verdict.get("picture"))
+    return score
+
+
+def _show_picture(path):
+    """A failing exercise's picture (yours, the reference, the difference; public inputs), embedded in the cell's
+    output, so it is in the notebook and in nbgrader's feedback HTML."""
+    if not path or not Path(path).is_file():
+        return
+    try:
+        from IPython.display import Image, display
+    except ImportError:
+        print(f"picture: {path}")
+        return
+    print(f"picture of your {Path(path).stem} (yours, the reference, the difference; public inputs):")
+    display(Image(filename=path))

@@ -1,0 +1,232 @@
+"""The pytest side of grading: the `student` fixture, seeded `rng`, and the exercise/points markers.
+
+Loaded by the repository's conftest.py, so `pytest tests/public` works on its own
+and `python -m grader grade` runs the same tests. A graded test looks like:
+
+    @pytest.mark.exercise("row_softmax")
+    @pytest.mark.points(2)
+    def test_rows_sum_to_one(student, rng): ...
+"""
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.common import notes
+from grader.common.failures import BuildFailed, Missing, NotGradable, StudentCodeError, TimedOut
+from grader.judge import forbidden, inputs, memo, shared_expected
+from grader.sandbox import isolation
+from grader.sandbox.client import Submission
+from grader.suite import stagger as staggering
+
+ROOT = Path(__file__).resolve().parents[2]
+PUBLIC_SEED = 20171206  # the day "Attention Is All You Need" was presented at NeurIPS
+DEFAULT_TIMEOUT = 60.0  # seconds per call: generous for a NumPy loop over 12 x 1024 rows
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("grader", "grading a student submission")
+    group.addoption("--submission", action="append", default=[],
+                    help="folder holding the student's attention.py (default: exercises/); "
+                         "give it several times to grade several submissions in one run")
+    group.addoption("--call-timeout", type=float, default=DEFAULT_TIMEOUT,
+                    help="seconds one call into the student's code may take (default: %(default)s)")
+    group.addoption("--expected-cache", default=None, metavar="DIR",
+                    help="share expected answers with the other gradings of a batch through DIR "
+                         "(grader/judge/shared_expected.py)")
+    group.addoption("--stagger", default=None, metavar="K/N",
+                    help="run the tests starting K/N of the way through the suite, wrapping around: of N gradings "
+                         "of a class that start together, each computes other expected answers first "
+                         "(results keep the suite's order)")
+    group.addoption("--exercise", default=None, metavar="NAME",
+                    help="run only the tests of this exercise (its kernel is built only if NAME is cuda_kernel)")
+
+
+def submissions(config):
+    """The folders to grade, resolved, in the order given."""
+    return [str(Path(s).resolve()) for s in config.getoption("--submission") or [ROOT / "exercises"]]
+
+
+def pytest_generate_tests(metafunc):
+    """With several submissions, every graded test runs once per submission (ids end in @0, @1, ...)."""
+    subs = submissions(metafunc.config)
+    if "student" in metafunc.fixturenames and len(subs) > 1:
+        metafunc.parametrize("student", subs, indirect=True, ids=[f"@{i}" for i in range(len(subs))])
+
+
+def test_key(item):
+    """The test's name without its submission id: the same inputs and expected answers for every submission."""
+    name, bracket, params = item.nodeid.partition("[")
+    if not bracket:
+        return name
+    kept = [p for p in params[:-1].split("-") if not re.fullmatch(r"@\d+", p)]
+    return f"{name}[{'-'.join(kept)}]" if kept else name
+
+
+def pytest_configure(config):
+    isolation.protect_answers()  # as root, workers run as other uids: the reference and hidden suite stay ours
+    shared_expected.use(config.getoption("--expected-cache"))
+    config.addinivalue_line("markers", "exercise(name): the exercise a graded test belongs to")
+    config.addinivalue_line("markers", "points(n): how many points a graded test is worth")
+
+
+def pytest_collection_modifyitems(config, items):
+    """--exercise NAME: deselect every other test at collection, so nothing else runs (nor builds)."""
+    only = config.getoption("--exercise")
+    if not only:
+        return
+    def exercise_of(item):
+        marker = item.get_closest_marker("exercise")
+        return marker.args[0] if marker is not None and marker.args else None
+    dropped = [item for item in items if exercise_of(item) != only]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if exercise_of(item) == only]
+
+
+def stagger(config, items):
+    """--stagger K/N: start K/N of the way through (grader/suite/stagger.py says why)."""
+    option = config.getoption("--stagger")
+    if not option:
+        return
+    try:
+        place = staggering.parse(option)
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    items[:] = staggering.rotated(items, place)
+
+
+def graded_info(item):
+    """(exercise, points) of a graded test, or None for an ungraded one."""
+    ex, pts = item.get_closest_marker("exercise"), item.get_closest_marker("points")
+    if ex is None and pts is None:
+        return None
+    if ex is None or pts is None or len(ex.args) != 1 or len(pts.args) != 1:
+        raise pytest.UsageError(f"{item.nodeid}: a graded test needs both @exercise(name) and @points(n)")
+    return ex.args[0], pts.args[0]
+
+
+@pytest.fixture(scope="session")
+def _workers(request):
+    """One Submission (and its worker process) per graded folder, for the whole run."""
+    timeout = request.config.getoption("--call-timeout")
+    subs = {folder: Submission(folder, timeout=timeout, forbidden=forbidden.find)
+            for folder in submissions(request.config)}
+    yield subs
+    for sub in subs.values():
+        sub.close()
+
+
+@pytest.fixture
+def student(request, _workers):
+    """The student's submission; every call runs in a worker process."""
+    folder = getattr(request, "param", None) or next(iter(_workers))
+    return _workers[folder]
+
+
+KERNEL_FILE = "microgpt_cuda.cu"
+ANDREA_WORK = 12 * 1024 * 1024 * 64  # BH x T x T x d_k at the ANDREA-120M shape
+
+
+def kernel_source(folder):
+    """The CUDA file graded with a submission folder: its own, or csrc/'s when grading exercises/."""
+    folder = Path(folder)
+    if (folder / KERNEL_FILE).is_file() or folder != ROOT / "exercises":
+        return folder / KERNEL_FILE
+    return ROOT / "csrc" / KERNEL_FILE
+
+
+class KernelUnderTest:
+    """A submission's CUDA file: built once (on the first kernel test), then run in its own worker."""
+
+    def __init__(self, folder, timeout):
+        self.source, self.timeout = kernel_source(folder), timeout
+        self._runner = self._problem = None
+        self.timed_out_on = None  # the case on which a run timed out: later runs are not attempted
+        self.device = "cpu"  # where the kernel runs: "gpu" where nvcc and an NVIDIA GPU exist
+        self.build_seconds = None
+
+    def time_limit(self, Q):
+        """Seconds one run may take: the call timeout at the ANDREA-120M shape, less for smaller work (never
+        under 10 s), so that a kernel that never ends costs seconds, not minutes."""
+        work = Q.shape[0] * Q.shape[1] * Q.shape[1] * Q.shape[2]
+        return max(min(10.0, self.timeout), self.timeout * min(1.0, work / ANDREA_WORK))
+
+    def check_not_timed_out(self):
+        if self.timed_out_on is not None:
+            raise TimedOut(f"not run: the kernel already timed out on {self.timed_out_on}; a kernel that never "
+                           "ends (a loop whose condition never turns false, threads spinning on a flag) costs every "
+                           "kernel test, so fix that first")
+
+    def runner(self):
+        from grader.cuda import build as cuda_build  # the kernel's build step, only when a kernel test runs
+        if self._runner is None and self._problem is None:
+            if not self.source.is_file():
+                self._problem = Missing(f"no {KERNEL_FILE} in {self.source.parent}: add your {KERNEL_FILE} there")
+            else:
+                try:
+                    self.device = "gpu" if cuda_build.gpu_present() else "cpu"
+                    build = cuda_build.build_gpu if self.device == "gpu" else cuda_build.build
+                    started = time.perf_counter()
+                    lib = build(self.source)
+                    self.build_seconds = time.perf_counter() - started
+                    self._runner = Submission(self.source.parent, timeout=self.timeout, kernel_library=lib,
+                                              kernel_device=self.device)
+                except cuda_build.MissingToolchain as exc:
+                    self._problem = NotGradable(f"the kernel cannot be graded on this machine: {exc}")
+                except cuda_build.BuildError as exc:
+                    self._problem = BuildFailed(f"{KERNEL_FILE} does not compile:\n{exc}")
+        if self._problem:
+            raise type(self._problem)(str(self._problem))  # a fresh exception per test: pytest keeps each one
+        return self._runner
+
+    def close(self):
+        if self._runner is not None:
+            self._runner.close()
+
+
+@pytest.fixture(scope="session")
+def _kernels(request):
+    timeout = request.config.getoption("--call-timeout")
+    kernels = {folder: KernelUnderTest(folder, timeout) for folder in submissions(request.config)}
+    yield kernels
+    for k in kernels.values():
+        k.close()
+
+
+@pytest.fixture
+def kernel(student, _kernels):
+    """The submission's CUDA kernel, built for this machine; calls run in a worker process."""
+    return _kernels[str(student.folder)]
+
+
+@pytest.fixture
+def suite_seed():
+    """The seed mixed into every input of the suite; the hidden suite overrides it."""
+    return PUBLIC_SEED
+
+
+@pytest.fixture
+def rng(request, suite_seed):
+    """A fresh Generator per test, seeded by the test's name: inputs differ per test and repeat per run."""
+    return inputs.rng_for(test_key(request.node).split("/")[-1], suite_seed)
+
+
+def pytest_runtest_setup(item):
+    memo.begin(test_key(item))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    info = graded_info(item)
+    if info is not None:
+        report.user_properties.extend([("exercise", info[0]), ("points", info[1])])
+    if call.when == "call":
+        report.user_properties.extend(("note", text) for _, text in notes.take())
+    if call.excinfo is not None and call.excinfo.errisinstance(StudentCodeError):
+        report.longrepr = str(call.excinfo.value)  # the student's message, not a traceback of the grader
+        report.user_properties.append(("failure", call.excinfo.value.kind))
