@@ -2,12 +2,34 @@
 #pragma once
 #include "cuda_cpu.h"
 
+#include <atomic>
 #include <cstddef>
+#include <mutex>
 #include <string>
 
 namespace cuda_cpu {
 
-// runtime.cpp: fail the running launch (and, as on a GPU, every later one of this call) with a message.
+// cuda_api.cpp: what one call of the grader (one causal_attention_forward) has gone through so far, in one place:
+// the first failure (sticky for the rest of the call, as a failed launch is on a GPU), the CUDA error the
+// student's host code sees, and the warnings to show beside the score. The grader resets it before each call.
+struct CallState {
+    std::mutex mutex;
+    cudaError_t last_error = cudaSuccess;
+    std::string error_message;           // what cudaGetErrorString says about last_error
+    std::string first_failure;           // what the grader reports (cuda_cpu_launch_error)
+    std::atomic<bool> launch_failed{false};  // the running launch: its blocks stop early
+    std::atomic<bool> warned_early_return{false};
+    std::string warnings;                // one per line (cuda_cpu_warnings)
+
+    bool start_launch();                 // false (and the launch fails) after an earlier failure of this call
+    void fail(const std::string& message);
+    void set_error(cudaError_t err, const char* message);
+    void warn(const char* text);
+    void begin();                        // a fresh start, as a new process would have
+};
+extern CallState call;
+
+// Fail the running launch (and, as on a GPU, every later one of this call) with a message.
 void fail_launch(const std::string& message);
 
 // memory.cpp: guarded buffers (the grader's Q, K, V, O and every cudaMalloc) with a guard page after the end,

@@ -18,7 +18,6 @@ grades.csv.
 """
 
 import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,7 +29,7 @@ from grader.student import notebook
 from grader.course import pregrade
 from grader.judge import shared_expected
 from grader.suite import stagger as staggering
-from grader.course.release import ASSIGNMENT, ROOT, nbgrader_command
+from grader.course.release import ASSIGNMENT, ROOT, run_nbgrader
 
 LOCKED = "database is locked"
 RETRIES = 4
@@ -48,14 +47,9 @@ def add_arguments(parser):
     shared_expected.add_argument(parser)
 
 
-def nbgrader(course, *args, env=None):
-    return subprocess.run([nbgrader_command(), *args], cwd=course, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, env=env)
-
-
 def collect(course, assignment):
     """nbgrader collect --update; returns an error message or None."""
-    proc = nbgrader(course, "collect", assignment, "--update")
+    proc = run_nbgrader(course, "collect", assignment, "--update", check=False)
     log = proc.stdout + proc.stderr
     if proc.returncode != 0 or "[CollectApp | ERROR]" in log or "[CollectApp | CRITICAL]" in log:
         return log
@@ -81,7 +75,7 @@ def autograde_one(course, assignment, student, jobs_at_once=1, expected=None, st
 
 def _autograde(course, assignment, student, env):
     for attempt in range(RETRIES):
-        proc = nbgrader(course, "autograde", assignment, "--student", student, "--force", env=env)
+        proc = run_nbgrader(course, "autograde", assignment, "--student", student, "--force", check=False, env=env)
         log = proc.stdout + proc.stderr
         if LOCKED not in log:
             break
@@ -147,7 +141,7 @@ def main(args):
     failed = [o.student for o in outcomes if not o.ok]
     print(f"autograde: {len(students) - len(failed)} of {len(students)} ok in {time.perf_counter() - started:.1f} s"
           + (f"; failed: {', '.join(failed)}" if failed else ""))
-    feedback = nbgrader(course, "generate_feedback", args.assignment, "--force")
+    feedback = run_nbgrader(course, "generate_feedback", args.assignment, "--force", check=False)
     if feedback.returncode != 0:
         print(feedback.stdout + feedback.stderr, file=sys.stderr)
         return 1
@@ -161,7 +155,7 @@ def main(args):
         print(f"LEAK {path}: {what}", file=sys.stderr)
     print(f"feedback: {course / 'feedback'} (HTML only; {removed} copied files removed; "
           f"leak scan: {len(finds)} finds)")
-    export = nbgrader(course, "export", "--to", str(course / "grades.csv"))
+    export = run_nbgrader(course, "export", "--to", str(course / "grades.csv"), check=False)
     if export.returncode != 0:
         print(export.stdout + export.stderr, file=sys.stderr)
         return 1

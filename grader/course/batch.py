@@ -22,9 +22,8 @@ from grader.common import environment
 from grader.course import jobs
 from grader.judge import shared_expected
 from grader.suite import stagger as staggering
-from grader.common.exercises import EXERCISES
+from grader.common.layout import EXERCISES, ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SUBMISSION_FILES = ("attention.py", "microgpt_cuda.cu")
 
 

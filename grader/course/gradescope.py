@@ -14,8 +14,8 @@ temporary folder laid out the same way.
 import shutil
 import zipfile
 from pathlib import Path
+from grader.common.layout import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ["grader", "tests/public", "tests/hidden", "csrc/cuda_cpu", "conftest.py", "requirements.txt",
           "solutions/attention.py", "solutions/microgpt_cuda.cu"]
 

@@ -14,11 +14,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from grader.report.progress import ProgressShown
+from grader.common.layout import ROOT
 
 
-ROOT = Path(__file__).resolve().parents[2]
 # what decides a grade besides the submission: the suites, the grader, the references, the CPU runtime
 GRADER_INPUTS = ["grader", "tests/public", "tests/hidden", "solutions/attention.py", "solutions/microgpt_cuda.cu",
                  "csrc/cuda_cpu", "conftest.py"]
@@ -69,36 +68,9 @@ class Outcome:
     note: str = ""
 
 
-class ProgressShown:
-    """A bar on a terminal; one line per finished student elsewhere (CI logs, make's output)."""
-
-    def __init__(self, total, what, console=None):
-        self.console = console or Console(highlight=False)
-        self.total, self.done, self.what = total, 0, what
-        self.bar = None
-
-    def __enter__(self):
-        if self.console.is_terminal:
-            self.bar = Progress(TextColumn(f"{self.what} {{task.description:<20}}"), BarColumn(),
-                                MofNCompleteColumn(), TimeElapsedColumn(), console=self.console)
-            self.bar.__enter__()
-            self.task = self.bar.add_task("", total=self.total)
-        return self
-
-    def __call__(self, outcome):
-        self.done += 1
-        state = ("unchanged, skipped" if outcome.skipped else
-                 f"{'done' if outcome.ok else 'FAILED'} in {outcome.seconds:.1f} s")
-        line = f"[{self.done}/{self.total}] {outcome.student}: {state}" + (f" ({outcome.note})" if outcome.note else "")
-        if self.bar is not None:
-            self.bar.update(self.task, completed=self.done, description=outcome.student)
-            self.bar.console.print(line)
-        else:
-            self.console.print(line)
-
-    def __exit__(self, *exc):
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
+def _outcome_line(done, total, outcome):
+    state = "unchanged, skipped" if outcome.skipped else f"{'done' if outcome.ok else 'FAILED'} in {outcome.seconds:.1f} s"
+    return f"[{done}/{total}] {outcome.student}: {state}" + (f" ({outcome.note})" if outcome.note else "")
 
 
 def run_all(students, grade_one, *, jobs, stamps, digest_of, force=False, what="grading", console=None):
@@ -112,10 +84,17 @@ def run_all(students, grade_one, *, jobs, stamps, digest_of, force=False, what="
             outcomes[student] = Outcome(student, True, skipped=True)
         else:
             todo.append((student, digest))
-    with ProgressShown(len(students), what, console) as progress:
+    done = 0
+
+    def shown(outcome):
+        nonlocal done
+        done += 1
+        progress.advance(done, len(students), outcome.student, line=_outcome_line(done, len(students), outcome))
+
+    with ProgressShown(console, what, total=len(students)) as progress:
         for student in students:
             if student in outcomes:
-                progress(outcomes[student])
+                shown(outcomes[student])
 
         def one(student, digest):
             stamps.forget(student)  # a crash mid-way must not leave an old stamp that looks fresh
@@ -131,5 +110,5 @@ def run_all(students, grade_one, *, jobs, stamps, digest_of, force=False, what="
             for future in as_completed(futures):
                 outcome = future.result()
                 outcomes[outcome.student] = outcome
-                progress(outcome)
+                shown(outcome)
     return [outcomes[s] for s in students]

@@ -16,9 +16,9 @@ import re
 import sys
 from pathlib import Path
 
-from grader.course.nbgrader_hooks import MARKER
+from grader.course import solution_regions
+from grader.common.layout import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = [ROOT / "solutions" / "attention.py", ROOT / "solutions" / "microgpt_cuda.cu"]
 HIDDEN = ROOT / "tests" / "hidden"
 MIN_LINE = 24  # shorter solution lines ("return np.matmul(A, V)") are too generic to count alone
@@ -28,14 +28,9 @@ OUTPUT_SUFFIXES = {".npy", ".npz", ".pt", ".pkl"}
 def solution_lines():
     lines = set()
     for path in SOLUTIONS:
-        inside = False
-        for line in path.read_text().splitlines():
-            m = MARKER.match(line)
-            if m:
-                inside = m.group(2) == "BEGIN"
-                continue
+        for line in solution_regions.solution_lines(path.read_text(), path.name):
             text = line.strip()
-            if inside and len(text) >= MIN_LINE and not text.startswith(("#", "//")):
+            if len(text) >= MIN_LINE and not text.startswith(("#", "//")):
                 lines.add(text)
     return lines
 
@@ -105,7 +100,7 @@ def scan(*folders, own=""):
                 if any(fingerprint in v for v in variants):
                     finds.append((path, f"hidden tests or seed: {fingerprint}"))
                     break
-            if any(MARKER.match(line) for line in text.splitlines()):
+            if any(solution_regions.is_marker(line) for line in text.splitlines()):
                 finds.append((path, "a solution marker"))
     return finds
 

@@ -1,8 +1,8 @@
 """Generate the student's files from the reference: every solution region becomes nbgrader's stub.
 
-Like nbgrader's ClearSolutions: the lines from `### BEGIN SOLUTION` to `### END SOLUTION`
-(markers matched as substrings, so `// BEGIN SOLUTION` works in CUDA sources) are replaced
-by `# YOUR CODE HERE` and `raise NotImplementedError()` at the marker's indentation.
+Like nbgrader's ClearSolutions: the lines from `### BEGIN SOLUTION` to `### END SOLUTION` (`//` in CUDA sources;
+grader/course/solution_regions.py reads them) are replaced by `# YOUR CODE HERE` and `raise NotImplementedError()`
+at the marker's indentation.
 Docstrings, signatures and everything outside the regions stay as they are.
 
     python -m grader exercises          write exercises/ from solutions/
@@ -11,11 +11,9 @@ Docstrings, signatures and everything outside the regions stay as they are.
 
 import argparse
 import sys
-from pathlib import Path
+from grader.common.layout import ROOT
+from grader.course import solution_regions
 
-ROOT = Path(__file__).resolve().parents[2]
-BEGIN, END = "BEGIN SOLUTION", "END SOLUTION"
-STUB = {".py": ["# YOUR CODE HERE", "raise NotImplementedError()"], ".cu": ["// YOUR CODE HERE"]}
 # (reference, generated student file)
 GENERATED = [(ROOT / "solutions" / "attention.py", ROOT / "exercises" / "attention.py"),
              (ROOT / "solutions" / "microgpt_cuda.cu", ROOT / "csrc" / "microgpt_cuda.cu")]
@@ -23,33 +21,9 @@ BANNER = {".py": "# Generated from solutions/{name} by `make exercises`: fill in
           ".cu": "// Generated from solutions/{name} by `make exercises`: fill in every `// YOUR CODE HERE`.\n"}
 
 
-class MarkerError(ValueError):
-    pass
-
-
-def clear_solutions(text, suffix, name="<source>"):
-    """Return text with every solution region replaced by the stub for this file type."""
-    out, inside, indent = [], False, ""
-    for lineno, line in enumerate(text.splitlines(keepends=True), 1):
-        if BEGIN in line:
-            if inside:
-                raise MarkerError(f"{name}:{lineno}: {BEGIN} inside another solution region")
-            inside, indent = True, line[: len(line) - len(line.lstrip())]
-            out += [indent + stub + "\n" for stub in STUB[suffix]]
-        elif END in line:
-            if not inside:
-                raise MarkerError(f"{name}:{lineno}: {END} without {BEGIN}")
-            inside = False
-        elif not inside:
-            out.append(line)
-    if inside:
-        raise MarkerError(f"{name}: {BEGIN} is never closed")
-    return "".join(out)
-
-
 def render(reference):
     suffix = reference.suffix
-    return BANNER[suffix].format(name=reference.name) + clear_solutions(reference.read_text(), suffix, reference.name)
+    return BANNER[suffix].format(name=reference.name) + solution_regions.clear(reference.read_text(), solution_regions.stub_for(suffix), reference.name)
 
 
 def add_arguments(parser):

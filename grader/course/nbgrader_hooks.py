@@ -20,12 +20,10 @@ from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from traitlets import default
 
 from grader.course.keep_answers_out_of_kernel import AnswersStayText, OnlyCourseFiles
-from grader.course.make_exercises import STUB
+from grader.course import solution_regions
+from grader.course.solution_regions import STUB
 
 KERNEL_ANSWER = re.compile(r"^%%answer\s+\S+\.cu\s*$")
-# A marker is a whole comment line: `### BEGIN SOLUTION`, `// BEGIN SOLUTION`. Code that only mentions the
-# words (grader/course/make_exercises.py does) is left alone.
-MARKER = re.compile(r"^\s*(#+|//)\s*(BEGIN|END) SOLUTION\s*$")
 
 
 class ClearSolutionsByCell(ClearSolutions):
@@ -65,22 +63,6 @@ def autograde_preprocessors():
     return defaults[:at] + [OnlyCourseFiles] + defaults[at:]
 
 
-def clear_regions(text, stub):
-    """text with each solution region (whole-line markers) replaced by stub lines at the marker's indent."""
-    out, inside = [], False
-    for line in text.splitlines(keepends=True):
-        m = MARKER.match(line)
-        if m and m.group(2) == "BEGIN":
-            indent = line[: len(line) - len(line.lstrip())]
-            out += [indent + s + "\n" for s in stub]
-            inside = True
-        elif m:
-            inside = False
-        elif not inside:
-            out.append(line)
-    return "".join(out)
-
-
 def strip_solution_files(folder):
     """Replace solution regions in every non-notebook text file under folder; return the files changed."""
     changed = []
@@ -91,10 +73,9 @@ def strip_solution_files(folder):
             text = path.read_text()
         except (UnicodeDecodeError, OSError):
             continue
-        if not any(MARKER.match(line) for line in text.splitlines()):
+        if not any(solution_regions.is_marker(line) for line in text.splitlines()):
             continue
-        stub = STUB.get(path.suffix, STUB[".cu"] if path.suffix in (".c", ".cpp", ".h", ".cuh") else STUB[".py"])
-        path.write_text(clear_regions(text, stub))
+        path.write_text(solution_regions.clear(text, solution_regions.stub_for(path.suffix), str(path)))
         changed.append(path)
     return changed
 

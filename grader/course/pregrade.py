@@ -21,8 +21,8 @@ from pathlib import Path
 
 from grader.student import notebook
 from grader.suite import stagger as staggering
+from grader.common.layout import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 GRADE_CALL = re.compile(r"""^grade\(["'](\w+)["'], suites\)\s*$""", re.M)
 AUTOGRADE_SUITES = ["public", "hidden"]  # what a test cell's `suites` holds at autograde
 

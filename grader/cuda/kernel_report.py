@@ -9,12 +9,11 @@ GPU to kernels within SPEED_TARGET times the time of torch's fused attention.
 import hashlib
 import json
 import os
-from pathlib import Path
+from grader.common.layout import ROOT
 
 SPEED_POINTS = 0  # off by default; on a GPU, points for a kernel within SPEED_TARGET x torch's SDPA time
 SPEED_TARGET = 3.0
 
-ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "solutions" / "microgpt_cuda.cu"
 
 

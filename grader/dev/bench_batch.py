@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from grader.cuda import build as cuda_build
+from grader.common.layout import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 TARGET = 1.7
 
 

@@ -21,12 +21,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from grader.course.make_exercises import BEGIN, END
+from grader.course.solution_regions import is_marker
+from grader.common.layout import EXERCISES, ROOT, suite_paths
 
-ROOT = Path(__file__).resolve().parents[2]
 WRONG = ROOT / "solutions" / "wrong"
 ADVERSARIAL = ROOT / "solutions" / "adversarial"  # the corpus that attacks the grader (issue: isolation)
-CORPUS_SUITES = ("tests/public",)
+CORPUS_SUITE = "public"
 CORPUS_TIMEOUT = 10.0
 REFERENCE = ROOT / "solutions" / "attention.py"
 REFERENCE_KERNEL = ROOT / "solutions" / "microgpt_cuda.cu"
@@ -57,10 +57,8 @@ class Control:
 
 # The two controls that are not mutants: the reference must get full marks, the generated stubs nothing.
 REFERENCE_CONTROL = Control("reference", "solutions/: the reference solution", {}, "", "")
-STUB_CONTROL = Control("stubs", "exercises/: the generated stubs", {ex: 0 for ex in (
-    "compute_dk", "scale_scores", "apply_causal_mask", "row_softmax", "weighted_sum", "causal_attention",
-    "cuda_kernel")},
-    "not implemented yet", "")
+STUB_CONTROL = Control("stubs", "exercises/: the generated stubs", {ex: 0 for ex in EXERCISES},
+                       "not implemented yet", "")
 
 
 def all_controls():
@@ -94,7 +92,7 @@ def mutate(reference_source, control_source, prelude=""):
         replacements.append((last_import, last_import, "\n" + prelude.strip("\n") + "\n"))
     for start, end, text in sorted(replacements, reverse=True):
         ref_lines[start:end] = [text]
-    return "".join(line for line in ref_lines if BEGIN not in line and END not in line)
+    return "".join(line for line in ref_lines if not is_marker(line))
 
 
 def build(control):
@@ -115,14 +113,14 @@ def edit_kernel(text, edits):
         if text.count(old) != 1:
             raise ValueError(f"a kernel edit must match the reference exactly once: {old!r}")
         text = text.replace(old, new)
-    return "".join(line for line in text.splitlines(keepends=True) if BEGIN not in line and END not in line)
+    return "".join(line for line in text.splitlines(keepends=True) if not is_marker(line))
 
 
-def grade_all(folders, suites=("tests/public", "tests/hidden"), timeout=60.0):
+def grade_all(folders, suite="all", timeout=60.0):
     """Grade several folders in one pytest run (expected answers computed once); {folder: results.json dict}."""
     from grader.suite import collect
     from grader.report import results  # imported here: `make exercises` needs none of pytest or torch
-    run = collect.run_pytest([ROOT / s for s in suites], folders, timeout)
+    run = collect.run_pytest(suite_paths(suite), folders, timeout)
     if run.problems:
         raise RuntimeError("the grader could not run:\n" + "\n".join(run.problems))
     return {folder: results.to_gradescope(sub_run, execution_time=0.0)
@@ -174,9 +172,9 @@ def _grade_in_parts(controls, jobs, extra=()):
     return summary
 
 
-def _grade_here(controls, suites=("tests/public", "tests/hidden"), timeout=60.0):
+def _grade_here(controls, suite="all", timeout=60.0):
     folders = {c.name: str(build(c).resolve()) for c in controls}
-    graded = grade_all(list(folders.values()), suites, timeout)
+    graded = grade_all(list(folders.values()), suite, timeout)
     summary = {}
     for control in controls:
         results = graded[folders[control.name]]
@@ -211,7 +209,7 @@ def main(args):
     if jobs > 1:
         summary = _grade_in_parts(controls, jobs, ["--timeout", str(timeout)] + ["--corpus"] * args.corpus)
     elif args.corpus:
-        summary = _grade_here(controls, CORPUS_SUITES, timeout)
+        summary = _grade_here(controls, CORPUS_SUITE, timeout)
     else:
         summary = _grade_here(controls, timeout=timeout)
     if args.json:

@@ -9,6 +9,8 @@ an exercise calls in the same file, so moving the call into a helper does not hi
 
 import ast
 
+from grader.common.layout import GIVEN_FUNCTIONS, STUDENT_FUNCTIONS
+
 # exercise -> qualified names it may not call ("*": every exercise)
 FORBIDDEN = {
     "*": ["torch.nn.functional.scaled_dot_product_attention", "torch.nn.MultiheadAttention",
@@ -16,8 +18,7 @@ FORBIDDEN = {
     "row_softmax": ["scipy.special.softmax", "scipy.special.log_softmax", "torch.softmax", "torch.nn.functional.softmax",
                     "torch.Tensor.softmax", "torch.special.softmax", "jax.nn.softmax", "tensorflow.nn.softmax"],
 }
-EXERCISE_FUNCTIONS = ("compute_dk", "scale_scores", "apply_causal_mask", "row_softmax", "weighted_sum",
-                      "causal_attention")
+EXERCISE_FUNCTIONS = STUDENT_FUNCTIONS + GIVEN_FUNCTIONS
 
 
 def _aliases(tree):

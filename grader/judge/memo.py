@@ -44,14 +44,3 @@ def get(name, arrays, compute):
         else:
             values[slot] = compute()
     return values[slot]
-
-
-def lookup(name, arrays):
-    """A value stored under name for these inputs earlier in this test (by any submission), or None."""
-    return _state["values"].get(("stored", name, fingerprint(arrays)))
-
-
-def store(name, arrays, value):
-    """Keep value for the rest of this test (all submissions); returns it."""
-    _state["values"][("stored", name, fingerprint(arrays))] = value
-    return value

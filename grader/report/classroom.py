@@ -15,8 +15,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from grader.common.layout import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def add_arguments(parser):

@@ -1,5 +1,6 @@
 """Writing results.json in Gradescope's autograder schema (score, tests[] with name, score, max_score,
-status, output, visibility, tags). Public tests are `visible`; hidden ones `after_published`."""
+status, output, visibility, tags, extra_data). Public tests are `visible`; hidden ones `after_published`; each
+test's extra_data names the kind of its failure (`not_implemented`, `wrong_values`, `timed_out`, ...) or null."""
 
 import json
 
@@ -19,6 +20,8 @@ def to_gradescope(run, *, execution_time):
             "output": "\n\n".join([r.message] * bool(r.message) + r.notes),
             "visibility": VISIBILITY[r.suite],
             "tags": [r.exercise],
+            # why it failed, as a kind (grader/common/failures.py), for tools that act on it without parsing text
+            "extra_data": {"failure": r.failure.name.lower() if r.failure is not None else None},
         })
     totals = exercise_totals(run.results)
     summary = "; ".join(f"{ex} {e:g}/{p:g}" for ex, (e, p, _) in totals.items())

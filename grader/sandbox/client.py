@@ -20,7 +20,7 @@ import numpy as np
 from grader.common import environment
 from grader.common.failures import (ForbiddenCall, ImportFailed, Missing, NotImplementedYet,
                                      StudentCodeError, TimedOut, WorkerFailed)
-from grader.common.timings import timed
+from grader.common.records import timed
 from grader.sandbox import isolation, replies, wire
 
 WORKER = Path(__file__).with_name("worker.py")

@@ -15,8 +15,8 @@ import shutil
 import signal
 import tempfile
 from pathlib import Path
+from grader.common.layout import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 MEMORY_LIMIT = 4 << 30  # bytes of address space per worker: the ANDREA-120M inputs need under 1.5 GiB
 CPU_LIMIT = 900  # CPU seconds per worker (one worker grades every test of one submission)
 TOKEN_VAR = "GRADER_WORKER_TOKEN"

@@ -18,15 +18,15 @@ from rich.text import Text
 
 from grader.suite import collect
 from grader.report import scorecard
-from grader.suite.plugin import DEFAULT_TIMEOUT, ROOT
+from grader.common.layout import EXERCISES, ROOT, SUITE_PATHS
+from grader.student.notebook import SCORE_LINE
+from grader.suite.plugin import DEFAULT_TIMEOUT
 
-SCORE_LINE = "grader-cell-score:"
-SUITE_PATHS = {"public": "tests/public", "hidden": "tests/hidden"}
 
 
 def add_arguments(parser):
     parser.add_argument("--submission", help="folder holding attention.py (and microgpt_cuda.cu)")
-    parser.add_argument("--exercise", choices=collect.EXERCISES, help="the exercise to grade")
+    parser.add_argument("--exercise", choices=EXERCISES, help="the exercise to grade")
     parser.add_argument("--plan", metavar="FILE",
                         help="instead of one exercise: grade each entry of FILE (a JSON list of {submission, "
                              "exercise, suites, out}) in this one process and write its report and score to its "
@@ -51,7 +51,7 @@ def _paths(suites):
 
 
 def grade(submission, exercise, suites, timeout=DEFAULT_TIMEOUT, expected=None):
-    extra = ["-p", "grader.suite.cell_filter", f"--only-exercise={exercise}"]
+    extra = ["--exercise", exercise]
     if expected:
         extra += ["--expected-cache", str(expected)]
     return collect.run_pytest(_paths(suites), [Path(submission).resolve()], timeout, extra_args=extra)
@@ -62,7 +62,7 @@ def points_by_exercise(suites):
     run = collect.run_pytest(_paths(suites), [ROOT / "solutions"], DEFAULT_TIMEOUT, extra_args=["--collect-only"])
     if run.problems:
         raise RuntimeError("\n".join(run.problems))
-    points = {ex: 0.0 for ex in collect.EXERCISES}
+    points = {ex: 0.0 for ex in EXERCISES}
     for r in run.results:
         points[r.exercise] += r.points
     return points

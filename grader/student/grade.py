@@ -6,16 +6,16 @@ import time
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from grader.suite import collect
 from grader.judge import oracle  # noqa: F401  (torch, imported up front: counted as imports by make bench)
 from grader.report import results
 from grader.report import scorecard
-from grader.common import timings
-from grader.suite.plugin import DEFAULT_TIMEOUT, ROOT
+from grader.report.progress import ProgressShown
+from grader.common import records
+from grader.common.layout import EXERCISES, ROOT, SUITES, suite_paths
+from grader.suite.plugin import DEFAULT_TIMEOUT
 
-SUITES = {"public": ["tests/public"], "hidden": ["tests/hidden"], "all": ["tests/public", "tests/hidden"]}
 
 
 def add_arguments(parser):
@@ -28,7 +28,7 @@ def add_arguments(parser):
                         help="seconds one call into the student's code may take (default: %(default)s)")
     parser.add_argument("--exercise", metavar="NAME",
                         help="grade only this exercise, for the edit-run loop (make grade EX=NAME); "
-                             f"one of {', '.join(collect.EXERCISES)}")
+                             f"one of {', '.join(EXERCISES)}")
     parser.add_argument("--pictures", choices=("failing", "all", "none"), default="failing",
                         help="draw the student's attention matrix next to the reference's as a PNG: for failing "
                              "exercises (default), all pictured exercises, or none")
@@ -45,32 +45,6 @@ def add_arguments(parser):
                              "(used by make bench)")
 
 
-class _ProgressShown:
-    """Progress while grading: a bar on a terminal, one line per exercise elsewhere (CI logs)."""
-
-    def __init__(self, console):
-        self.console, self.bar, self.task, self.last = console, None, None, None
-
-    def __enter__(self):
-        if self.console.is_terminal:
-            self.bar = Progress(TextColumn("grading {task.description:<18}"), BarColumn(), MofNCompleteColumn(),
-                                TimeElapsedColumn(), console=self.console, transient=True)
-            self.bar.__enter__()
-            self.task = self.bar.add_task("", total=None)
-        return self
-
-    def __call__(self, done, total, exercise):
-        if self.bar is not None:
-            self.bar.update(self.task, completed=done, total=total, description=exercise)
-        elif exercise != self.last:
-            self.console.print(f"grading {exercise} ...")
-            self.last = exercise
-
-    def __exit__(self, *exc):
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
-
-
 def _draw_pictures(run, submission, args):
     """({exercise: PNG path}, seconds spent drawing) for --pictures; student code runs in workers, as in grading."""
     from grader.report import pictures  # its matplotlib waits until a picture is drawn
@@ -83,22 +57,22 @@ def main(args):
     started = time.perf_counter()
     console = Console(highlight=False, width=None if Console().is_terminal else 110)
     submission = Path(args.submission)
-    paths = [ROOT / p for p in SUITES[args.suite]]
+    paths = suite_paths(args.suite)
     missing = [p for p in paths if not p.is_dir()]
     if missing:
         print(f"grader: no {', '.join(str(p.relative_to(ROOT)) for p in missing)} in this copy "
               f"(the hidden suite stays with the instructor); use --suite public", file=sys.stderr)
         return 2
-    if args.exercise is not None and args.exercise not in collect.EXERCISES:
-        print(f"grader: there is no exercise {args.exercise!r}; the exercises are: {', '.join(collect.EXERCISES)}",
+    if args.exercise is not None and args.exercise not in EXERCISES:
+        print(f"grader: there is no exercise {args.exercise!r}; the exercises are: {', '.join(EXERCISES)}",
               file=sys.stderr)
         return 2
     if not submission.is_dir():
         print(f"grader: {submission} is not a folder: pass the folder that holds attention.py", file=sys.stderr)
         return 2
     pytest_started = time.perf_counter()
-    with _ProgressShown(console) as progress:
-        run = collect.run_pytest(paths, [submission.resolve()], args.timeout, progress=progress,
+    with ProgressShown(console, "grading", transient=True) as progress:
+        run = collect.run_pytest(paths, [submission.resolve()], args.timeout, progress=progress.advance,
                                  extra_args=(["--exercise", args.exercise] if args.exercise else [])
                                  + (["--expected-cache", args.expected_cache] if args.expected_cache else [])
                                  + (["--stagger", args.stagger] if args.stagger else []))
@@ -122,7 +96,7 @@ def main(args):
     if args.timings:
         process_start = getattr(args, "process_start", started)
         Path(args.timings).write_text(json.dumps(dict(
-            timings.TOTALS, imports=started - process_start, pytest=pytest_time,
+            records.TIMINGS, imports=started - process_start, pytest=pytest_time,
             report=time.perf_counter() - started - pytest_time, pictures=drawing_time,
             process=time.perf_counter() - process_start)) + "\n")
     return 2 if run.problems else 0

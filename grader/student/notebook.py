@@ -23,10 +23,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from grader.common.layout import KERNEL_FILE
+
 ANSWERS = {}  # answer name -> cell text, in the order first run (the notebook's order at autograde)
 PRELUDE = '"""attention.py, assembled from the notebook\'s answer cells."""\n\nimport numpy as np\n'
-KERNEL_FILE = "microgpt_cuda.cu"
-SCORE_LINE = "grader-cell-score:"  # grader/student/cell.py's last line (not imported: cell.py needs torch)
+SCORE_LINE = "grader-cell-score:"  # the last line grader/student/cell.py prints
 ANSWER_LINE = re.compile(r"^%%answer\s+(\S+)\s*$")  # an answer cell's first line; group 1: the answer's name
 USED = "used.txt"  # in GRADER_VERDICTS: one line per test cell that showed a verdict graded before it ran
 CELL_TIMEOUT = 900  # seconds for one exercise: a cold kernel build plus its tests, far below nbgrader's limit

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from grader.common.exercises import EXERCISES  # noqa: F401  (re-exported: collect.EXERCISES)
+from grader.common.layout import EXERCISES
 from grader.common.failures import Kind
 from grader.suite.plugin import ROOT, graded_info, stagger, submissions, test_key
 

@@ -14,15 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from grader.common import notes
+from grader.common import records
 from grader.common.failures import BuildFailed, Missing, NotGradable, StudentCodeError, TimedOut
 from grader.judge import forbidden, inputs, memo, shared_expected
 from grader.sandbox import isolation
 from grader.sandbox.client import Submission
 from grader.suite import stagger as staggering
+from grader.common.layout import KERNEL_FILE, PUBLIC_SEED, ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
-PUBLIC_SEED = 20171206  # the day "Attention Is All You Need" was presented at NeurIPS
 DEFAULT_TIMEOUT = 60.0  # seconds per call: generous for a NumPy loop over 12 x 1024 rows
 
 
@@ -78,8 +77,8 @@ def pytest_collection_modifyitems(config, items):
     if not only:
         return
     def exercise_of(item):
-        marker = item.get_closest_marker("exercise")
-        return marker.args[0] if marker is not None and marker.args else None
+        info = graded_info(item)
+        return info[0] if info else None
     dropped = [item for item in items if exercise_of(item) != only]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
@@ -126,7 +125,6 @@ def student(request, _workers):
     return _workers[folder]
 
 
-KERNEL_FILE = "microgpt_cuda.cu"
 ANDREA_WORK = 12 * 1024 * 1024 * 64  # BH x T x T x d_k at the ANDREA-120M shape
 
 
@@ -161,14 +159,14 @@ class KernelUnderTest:
                            "kernel test, so fix that first")
 
     def runner(self):
-        from grader.cuda import build as cuda_build  # the kernel's build step, only when a kernel test runs
+        from grader.cuda import build as cuda_build, nvcc  # the kernel's build step, only when a kernel test runs
         if self._runner is None and self._problem is None:
             if not self.source.is_file():
                 self._problem = Missing(f"no {KERNEL_FILE} in {self.source.parent}: add your {KERNEL_FILE} there")
             else:
                 try:
-                    self.device = "gpu" if cuda_build.gpu_present() else "cpu"
-                    build = cuda_build.build_gpu if self.device == "gpu" else cuda_build.build
+                    self.device = "gpu" if nvcc.gpu_present() else "cpu"
+                    build = nvcc.build_gpu if self.device == "gpu" else cuda_build.build
                     started = time.perf_counter()
                     lib = build(self.source)
                     self.build_seconds = time.perf_counter() - started
@@ -226,7 +224,7 @@ def pytest_runtest_makereport(item, call):
     if info is not None:
         report.user_properties.extend([("exercise", info[0]), ("points", info[1])])
     if call.when == "call":
-        report.user_properties.extend(("note", text) for _, text in notes.take())
+        report.user_properties.extend(("note", text) for _, text in records.take_notes())
     if call.excinfo is not None and call.excinfo.errisinstance(StudentCodeError):
         report.longrepr = str(call.excinfo.value)  # the student's message, not a traceback of the grader
         report.user_properties.append(("failure", call.excinfo.value.kind))

@@ -11,7 +11,7 @@ import pytest
 from grader.judge import checks
 from grader.judge import inputs
 from grader.cuda import kernel_report
-from grader.common import notes
+from grader.common import records
 from grader.judge.compare import WrongAnswer
 from grader.judge.inputs import Case
 from grader.common.failures import BuildFailed, NotGradable, NotImplementedYet, StudentCodeError
@@ -50,7 +50,7 @@ def test_same_result_whatever_order_threads_run_in(kernel, rng):
 
 def test_compiles_as_cuda(kernel):
     """nvcc catches what g++ cannot: host calls from device code, too much shared memory."""
-    from grader.cuda import build as cuda_build
+    from grader.cuda import nvcc
     tiny = np.ones((1, 1, 64), F32)
     if kernel.timed_out_on is None:  # (a kernel that never ends is implemented; the check below still applies)
         try:  # a stub earns nothing here either; a kernel that runs, right or wrong, is checked by nvcc
@@ -60,12 +60,12 @@ def test_compiles_as_cuda(kernel):
         except StudentCodeError:
             if not kernel.source.is_file():  # nothing to compile
                 raise
-    ok, text = cuda_build.nvcc_check(kernel.source)
+    ok, text = nvcc.nvcc_check(kernel.source)
     if ok is None:
         pytest.skip(text)
     if not ok:
-        raise BuildFailed(f"{kernel.source.name} does not compile with nvcc ({cuda_build.NVCC_ARCH}):\n{text}")
-    notes.add("cuda_kernel", f"nvcc {cuda_build.NVCC_ARCH}, per kernel:\n" + text)
+        raise BuildFailed(f"{kernel.source.name} does not compile with nvcc ({nvcc.NVCC_ARCH}):\n{text}")
+    records.add_note("cuda_kernel", f"nvcc {nvcc.NVCC_ARCH}, per kernel:\n" + text)
 
 
 if kernel_report.SPEED_POINTS:  # off by default: an instructor turns them on in grader/cuda/kernel_report.py

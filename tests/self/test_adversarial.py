@@ -11,7 +11,7 @@ import os
 import pytest
 
 from grader.sandbox import isolation
-from grader.dev.controls import corpus_controls
+from grader.dev.controls import ADVERSARIAL, BUILD, corpus_controls
 from helpers import ROOT, run_grader
 
 pytestmark = pytest.mark.skipif(not os.environ.get("GRADER_CORPUS_TEST"),
@@ -42,8 +42,9 @@ def graded(tmp_path_factory):
     return json.loads(out.read_text()), proc
 
 
-def test_corpus_covers_the_attacks():
-    assert len(CORPUS) >= 12
+def test_every_attack_in_the_corpus_was_graded(graded):
+    summary, _ = graded
+    assert set(summary) == {p.stem for p in ADVERSARIAL.glob("*.py")}
 
 
 @pytest.mark.parametrize("name", CORPUS)
@@ -57,9 +58,18 @@ def test_no_process_outlives_grading(graded):
     assert _processes_with("600.123") == []  # fork_background_process's sleep, in its own session
 
 
-def test_nothing_was_written_into_the_repository(graded):
-    assert not (ROOT / "results.json").exists()
-    assert not (ROOT / "exercises" / "results.json").exists()
+def test_a_forged_results_json_is_never_what_the_grader_reports(graded, tmp_path):
+    """forged_results_json writes a perfect results.json beside itself, in its working folder and one above: all
+    inside the worker's private copy. Its own folder stays clean, and the grader reports its true score."""
+    folder = BUILD / "forged_results_json"  # the corpus run built it
+    out = tmp_path / "results.json"
+    proc = run_grader("grade", "--submission", folder, "--results", out, "--exercise", "scale_scores",
+                      "--timeout", "10", "--pictures", "none")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = json.loads(out.read_text())
+    assert results["score"] == 1 and len(results["tests"]) > 1  # its SCORES: the inputs-unchanged test only
+    assert not (folder / "results.json").exists() and not (BUILD / "results.json").exists()
+    assert not (ROOT / "results.json").exists() and not (ROOT / "exercises" / "results.json").exists()
 
 
 @pytest.mark.skipif(not isolation.can_drop_privileges(),

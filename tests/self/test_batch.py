@@ -11,7 +11,6 @@ import zipfile
 
 import pytest
 
-from grader.report import classroom
 from grader.course.make_exercises import render
 from helpers import ROOT, run_grader
 
@@ -89,11 +88,24 @@ def test_gradescope_run_autograder_in_an_autograder_layout(tmp_path):
     assert vis == {"visible", "after_published"}
     assert 0 < results["score"] == sum(t["score"] for t in results["tests"] if t["tags"] == ["compute_dk"])
     assert not (root / "submission" / "nested" / "results.json").exists()  # the forger ran on a copy
-    # GitHub Classroom's format from the same results
-    payload = classroom.to_classroom(results)
+
+
+def test_classroom_writes_its_result_line_for_the_same_grading(batch, tmp_path):
+    """`python -m grader classroom`, as the student repository's workflow runs it: the scorecard, then
+    result=<base64 JSON> appended to the output file, scoring what `grade` scores."""
+    top, _, _ = batch
+    output = tmp_path / "github_output"
+    output.write_text("earlier=1\n")  # GitHub's file holds other steps' outputs: append, never overwrite
+    proc = run_grader("classroom", "--submission", top / "class" / "forger", "--output", output)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    first, line = output.read_text().splitlines()
+    assert first == "earlier=1" and line.startswith("result=")
+    payload = json.loads(base64.b64decode(line.removeprefix("result=")))
     assert payload["version"] == 1 and payload["status"] == "fail"
-    assert payload["max_score"] == sum(t["max_score"] for t in results["tests"])
-    assert sum(t["score"] for t in payload["tests"]) == results["score"]
-    decoded = json.loads(base64.b64decode(base64.b64encode(json.dumps(payload).encode())))
+    graded = json.loads((top / "class-results" / "forger" / "results.json").read_text())  # batch: all suites
+    public = [t for t in graded["tests"] if t["visibility"] == "visible"]
+    assert payload["max_score"] == sum(t["max_score"] for t in public)
+    assert sum(t["score"] for t in payload["tests"]) == sum(t["score"] for t in public) > 0
     assert {"name", "status", "score", "message", "test_code", "filename", "line_no", "duration"} <= \
-        set(decoded["tests"][0])
+        set(payload["tests"][0])
+    assert f"GitHub Classroom: {sum(t['score'] for t in public):g} / {payload['max_score']:g}" in proc.stdout

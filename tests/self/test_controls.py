@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from grader.dev.controls import all_controls
+from grader.dev.controls import WRONG, all_controls
 from helpers import run_grader
 
 CONTROLS = [c.name for c in all_controls()]
@@ -19,8 +19,16 @@ def graded(tmp_path_factory):
     return json.loads(out.read_text()), proc
 
 
-def test_every_mutant_is_graded():
-    assert {"reference", "stubs"} < set(CONTROLS) and len(CONTROLS) >= 12
+def test_every_control_file_is_graded(graded):
+    summary, _ = graded
+    assert set(summary) == {"reference", "stubs"} | {p.stem for p in WRONG.glob("*.py")}
+
+
+@pytest.mark.parametrize("name", [c for c in CONTROLS if c not in ("reference", "stubs")])
+def test_every_mutant_loses_points_somewhere(graded, name):
+    """A mutant graded to full marks everywhere would prove nothing about the checks."""
+    summary, _ = graded
+    assert any(earned < possible for earned, possible in summary[name]["totals"].values()), summary[name]
 
 
 @pytest.mark.parametrize("name", CONTROLS)

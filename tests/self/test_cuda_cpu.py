@@ -10,7 +10,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from grader.cuda import build as cuda_build
+from grader.cuda import build as cuda_build, nvcc
+from grader.cuda import rewrite as cuda_rewrite
 from grader.judge import oracle
 from helpers import ROOT
 
@@ -37,7 +38,7 @@ def test_rewrite_keeps_lines_and_handles_launch_forms():
            "    __shared__ float tile[64][65];\n"
            "    extern __shared__ float dyn[];\n"
            "    __shared__ int count;\n")
-    out = cuda_build.rewrite(src, "s.cu").splitlines()
+    out = cuda_rewrite.rewrite(src, "s.cu").splitlines()
     assert out[0] == '#line 1 "s.cu"' and len(out) == 1 + src.count("\n")
     assert out[1] == "cuda_cpu::launch(k, cuda_cpu::config(g, b), x, y);"
     # a launch spread over two lines stays on two lines, so every later line keeps its number
@@ -210,10 +211,10 @@ def test_kernels_that_never_wait_are_found_conservatively():
     src = ("__global__ void a(float* x) { x[threadIdx.x] = 1; }\n"
            "__global__ void b(float* x) { x[0] = 1; __syncthreads(); }\n"
            "template <int N> __global__ void c(float* x) { if (x) { x[N] = __shfl_sync(0xffffffff, x[0], 0); } }\n")
-    assert cuda_build.never_wait(src) == {"a"}
+    assert cuda_rewrite.never_wait(src) == {"a"}
     # a __device__ helper that waits could be called from any kernel: then no kernel runs without fibers
-    assert cuda_build.never_wait(src + "__device__ void sync() { __syncthreads(); }\n") == set()
-    assert "cuda_cpu::launch_never_waits(a," in cuda_build.rewrite(src + "void h(float* x) { a<<<1, 32>>>(x); }", "k.cu")
+    assert cuda_rewrite.never_wait(src + "__device__ void sync() { __syncthreads(); }\n") == set()
+    assert "cuda_cpu::launch_never_waits(a," in cuda_rewrite.rewrite(src + "void h(float* x) { a<<<1, 32>>>(x); }", "k.cu")
 
 
 # One kernel, one bug per BH (the entry point's signature is fixed, so BH picks the mode); each run goes through
@@ -295,6 +296,6 @@ def test_nvcc_resource_usage_is_one_line_per_kernel():
              "ptxas info    : Used 32 registers, used 1 barriers, 512 bytes cumulative stack size, 32768 bytes smem\n"
              "ptxas info    : Compiling entry function 'plain' for 'sm_90'\n"
              "ptxas info    : Used 8 registers, used 0 barriers\n")
-    assert cuda_build.resource_usage(ptxas) == [
+    assert nvcc.resource_usage(ptxas) == [
         "flash_kernel: 32 registers, 32768 bytes shared memory, 512 bytes stack, 8 bytes spilled",
         "plain: 8 registers, 0 bytes shared memory"]

@@ -1,30 +1,60 @@
-"""The GPU path (csrc/cuda_gpu): on this GPU-less machine it can be built, not run. These tests check that nvcc
-links the reference kernel with the harness into a library that exports what the worker calls, and that the
-choice of device follows GRADER_KERNEL_DEVICE."""
+"""The GPU path (csrc/cuda_gpu). Where nvcc exists, the reference kernel must link with the device harness into a
+library that exports what the worker calls; where a GPU is listed too, it must run there and match the oracle;
+the choice of device follows GRADER_KERNEL_DEVICE either way."""
 
 import shutil
 import subprocess
 
+import numpy as np
 import pytest
 
-from grader.cuda import build as cuda_build
+from grader.cuda import build as cuda_build, nvcc
+from grader.judge import inputs, oracle, tolerances
+from grader.sandbox.client import Submission
 from helpers import ROOT
+
+
+def _gpu_listed():
+    """Whether nvidia-smi lists a GPU (asked here independently of nvcc.gpu_present, which the tests check)."""
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return False
+    return subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30).stdout.startswith("GPU")
+
+
+GPU = _gpu_listed() and shutil.which("nvcc") is not None
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed here")
 def test_reference_kernel_links_with_the_device_harness():
-    lib = cuda_build.build_gpu(ROOT / "solutions" / "microgpt_cuda.cu", arch=cuda_build.NVCC_ARCH)
+    lib = nvcc.build_gpu(ROOT / "solutions" / "microgpt_cuda.cu", arch=nvcc.NVCC_ARCH)
     symbols = subprocess.run(["nm", "-D", "--defined-only", str(lib)], capture_output=True, text=True).stdout
     assert " T gpu_run" in symbols and " T causal_attention_forward" in symbols
 
 
 def test_device_choice(monkeypatch):
-    cuda_build.gpu_present.cache_clear()
-    monkeypatch.setenv(cuda_build.DEVICE_CHOICE, "cpu")
-    assert cuda_build.gpu_present() is False
-    cuda_build.gpu_present.cache_clear()
-    monkeypatch.setenv(cuda_build.DEVICE_CHOICE, "gpu")
-    if shutil.which("nvidia-smi") is None:
+    nvcc.gpu_present.cache_clear()
+    monkeypatch.setenv(nvcc.DEVICE_CHOICE, "cpu")
+    assert nvcc.gpu_present() is False
+    nvcc.gpu_present.cache_clear()
+    monkeypatch.setenv(nvcc.DEVICE_CHOICE, "gpu")
+    if GPU:
+        assert nvcc.gpu_present() is True
+    else:
         with pytest.raises(cuda_build.MissingToolchain, match="GRADER_KERNEL_DEVICE=gpu, but this machine has no GPU"):
-            cuda_build.gpu_present()
-    cuda_build.gpu_present.cache_clear()
+            nvcc.gpu_present()
+    nvcc.gpu_present.cache_clear()
+    monkeypatch.delenv(nvcc.DEVICE_CHOICE)
+    assert nvcc.gpu_present() is GPU
+    nvcc.gpu_present.cache_clear()
+
+
+@pytest.mark.skipif(not GPU, reason="no GPU here (nvidia-smi lists none, or no nvcc)")
+def test_reference_kernel_runs_on_the_gpu_and_matches_the_oracle():
+    lib = nvcc.build_gpu(ROOT / "solutions" / "microgpt_cuda.cu")
+    Q, K, V = inputs.qkv(inputs.rng_for("gpu", 1), inputs.Case("T=33, 2 heads", (2,), 33), np.float32)
+    with Submission(ROOT / "solutions", kernel_library=lib, kernel_device="gpu", timeout=120) as sub:
+        got = sub.call("causal_attention_forward", Q, K, V)
+    expected = oracle.causal_attention(Q, K, V)
+    assert got.shape == V.shape and got.dtype == np.float32
+    assert (np.abs(got - expected) <= tolerances.attention_bound(Q, K, V, np.float32)).all()

@@ -3,7 +3,7 @@
 import pytest
 
 from grader.course import make_exercises
-from grader.course.make_exercises import MarkerError, clear_solutions
+from grader.course.solution_regions import MarkerError, clear, stub_for
 
 
 def test_committed_exercises_match_generated():
@@ -25,17 +25,23 @@ def test_stubs_keep_signatures_and_docstrings_but_no_solution():
 
 def test_clear_solutions_keeps_indentation():
     src = "def f():\n    x = 1\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION\n"
-    assert clear_solutions(src, ".py") == "def f():\n    x = 1\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"
+    assert clear(src, stub_for(".py")) == "def f():\n    x = 1\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"
 
 
-@pytest.mark.parametrize("src", [
-    "### BEGIN SOLUTION\nx\n",
-    "### END SOLUTION\n",
-    "### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION\n",
+@pytest.mark.parametrize("src, line", [
+    ("x = 1\n### BEGIN SOLUTION\nx\n", "<source>:2: BEGIN SOLUTION is never closed"),
+    ("### END SOLUTION\n", "<source>:1: END SOLUTION without"),
+    ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION\n", "<source>:2: BEGIN SOLUTION inside the region begun on line 1"),
+    ("void f() {\n  // BEGIN SOLUTION\n}\n", "<source>:2: BEGIN SOLUTION is never closed"),
 ])
-def test_clear_solutions_rejects_bad_markers(src):
-    with pytest.raises(MarkerError):
-        clear_solutions(src, ".py")
+def test_clear_solutions_rejects_bad_markers_with_their_line(src, line):
+    with pytest.raises(MarkerError, match=line):
+        clear(src, stub_for(".py"))
+
+
+def test_a_line_that_only_mentions_the_markers_is_code():
+    src = 'BEGIN, END = "BEGIN SOLUTION", "END SOLUTION"\n'
+    assert clear(src, stub_for(".py")) == src
 
 
 def test_kernel_stub_keeps_entry_point_and_kernels_but_no_solution():

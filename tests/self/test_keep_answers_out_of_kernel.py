@@ -64,9 +64,9 @@ def test_added_code_cells_become_notes_and_tags_are_dropped():
 def test_submitted_files_the_course_does_not_have_are_removed(tmp_path):
     source, folder = tmp_path / "source", tmp_path / "autograded"
     for root in (source, folder):
-        (root / "grading" / "grader").mkdir(parents=True)
+        (root / "grading" / "grader" / "student").mkdir(parents=True)
         (root / "attention.ipynb").write_text("{}")
-        (root / "grading" / "grader" / "notebook.py").write_text("")
+        (root / "grading" / "grader" / "student" / "notebook.py").write_text("")
     for name in ("ipykernel_launcher.py", "timestamp.txt", "submission_secret.txt", "grading/grader/json.py"):
         (folder / name).write_text("")
     (folder / "sitecustomize").mkdir()

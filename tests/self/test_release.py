@@ -1,8 +1,11 @@
 """make release: the nbgrader course and the student repository, built once for every test here."""
 
 import json
+import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -10,7 +13,7 @@ import pytest
 from grader.course import leaks
 from grader.course import nbgrader_hooks
 from grader.course.keep_answers_out_of_kernel import AnswersStayText
-from helpers import run_grader
+from helpers import ROOT, run_grader
 
 
 @pytest.fixture(scope="module")
@@ -121,5 +124,44 @@ def test_student_repository_grades_the_public_suite(released):
     hidden = subprocess.run([sys.executable, "-m", "grader", "grade", "--suite", "hidden"], cwd=student,
                             capture_output=True, text=True, timeout=600)
     assert hidden.returncode == 2 and "hidden suite stays with the instructor" in hidden.stderr
+    # its README is the student guide: one set-up command that exists there, pictures that resolve
+    readme = (student / "README.md").read_text()
+    assert "## Set-up: one command" in readme and "make test" not in readme and "grader/course" not in readme
+    images = re.findall(r"!\[[^]]*\]\(([^)]+)\)", readme)
+    assert images and all((student / image).is_file() for image in images)
     # the student's Makefile names the same command
     assert "-m grader grade --submission $(SUBMISSION) --suite public" in (student / "Makefile").read_text()
+
+
+def test_student_repository_with_the_reference_dropped_in_grades_it_whole(released, tmp_path):
+    """The student copy works on its own: with the reference files in, its own `make grade` gives full marks and
+    a kernel report that timed the reference kernels; every command its --help lists runs."""
+    _, built, _ = released
+    student = tmp_path / "student"
+    shutil.copytree(built, student)
+    shutil.copy2(ROOT / "solutions" / "attention.py", student / "exercises" / "attention.py")
+    shutil.copy2(ROOT / "solutions" / "microgpt_cuda.cu", student / "csrc" / "microgpt_cuda.cu")
+    shutil.copytree(ROOT / "solutions", student / "solutions", ignore=shutil.ignore_patterns("wrong", "adversarial"))
+    venv = Path(sys.executable).parent.parent  # this venv: the student's Makefile would build the same one
+    grade = subprocess.run(["make", "-s", "grade", f"VENV={venv}"], cwd=student, capture_output=True, text=True,
+                           timeout=900)
+    assert grade.returncode == 0, grade.stdout + grade.stderr
+    from grader.student import cell
+    public = sum(cell.points_by_exercise(["public"]).values())
+    assert f"total             │ {public:g} / {public:g}" in grade.stdout, grade.stdout
+    assert "the reference's tiled kernel takes" in grade.stdout, grade.stdout
+    assert "not timed" not in grade.stdout and "grader problem" not in grade.stdout, grade.stdout
+
+    listed = subprocess.run([sys.executable, "-m", "grader", "--help"], cwd=student, capture_output=True, text=True)
+    names = [line.split()[0] for line in listed.stdout.splitlines() if line.startswith("  ")]
+    assert names == ["grade", "classroom"], listed.stdout  # the instructor's and maintainer's tools stay behind
+    for name in names:
+        proc = subprocess.run([sys.executable, "-m", "grader", name, "--help"], cwd=student, capture_output=True,
+                              text=True, timeout=120)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = tmp_path / "github_output"
+    classroom = subprocess.run([sys.executable, "-m", "grader", "classroom", "--output", str(out)], cwd=student,
+                               capture_output=True, text=True, timeout=900)
+    assert classroom.returncode == 0, classroom.stdout + classroom.stderr
+    assert f"GitHub Classroom: {public:g} / {public:g} points, status pass" in classroom.stdout
+    assert out.read_text().startswith("result=")

@@ -1,0 +1,78 @@
+// scheduler.h: the types the scheduler (scheduler.cpp) and shared memory (shared_memory.cpp) share: a CUDA thread,
+// the block a core is running, the fibers that run threads. Not seen by student code.
+#pragma once
+#include "internal.h"
+
+#include <boost/context/fiber.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace cuda_cpu {
+
+namespace ctx = boost::context;
+
+constexpr size_t kSharedArenaBytes = 228 * 1024;  // the most one block may have on current GPUs
+constexpr size_t kStackBytes = 64 * 1024;         // per CUDA thread, with a guard page below it
+constexpr size_t kRedZone = 64;                   // bytes kept untouched around each shared array
+constexpr size_t kMaxSharedSlots = 64;
+constexpr size_t kArenaBytes = kSharedArenaBytes + (kMaxSharedSlots + 2) * 2 * kRedZone;
+constexpr unsigned char kPoison = 0xFF;           // every float made of these bytes is a NaN
+
+enum class State { Ready, AtBarrier, AtWarp, Done };
+
+struct Runner;
+
+struct Thread {
+    Coordinates coords;
+    Runner* runner = nullptr;  // the fiber running this thread, from its start until it ends
+    State state = State::Ready;
+    int line = 0;  // where it waits
+    unsigned mask = 0;
+    uint64_t payload = 0, result = 0;
+    int src_lane = 0;
+};
+
+// Per core: the block being run.
+struct Block {
+    std::vector<Thread> threads;
+    struct Slot {
+        int id;
+        size_t offset, bytes;
+        const char* name;
+        int line;
+    };
+    std::vector<Slot> shared_slots;  // one per __shared__ declaration reached in this block, in the arena
+    size_t shared_used = 0, shared_counted = 0, dynamic_bytes = 0;
+    const char* dynamic_name = nullptr;
+    alignas(64) unsigned char arena[kArenaBytes];
+    Thread* current = nullptr;
+    const std::function<void()>* body = nullptr;  // the launch's kernel call
+    std::vector<ctx::stack_context> free_stacks;  // reused: one mmap per stack per core, not per CUDA thread
+    ctx::protected_fixedsize_stack make_stack{kStackBytes};
+    std::vector<std::unique_ptr<Runner>> runners;
+    std::vector<Runner*> idle;
+
+    ~Block();
+};
+extern thread_local Block* block;  // per core: the block it is running
+
+// A fiber that runs CUDA threads one after another: a thread that ends without waiting hands its runner to
+// the next thread, so a kernel without barriers costs two context switches per thread and no fiber creation.
+// A thread that waits keeps its runner (and stack) until it ends.
+struct Runner {
+    ctx::fiber fiber, scheduler;
+    Thread* assigned = nullptr;
+};
+
+// barrier_reports.cpp
+std::string describe_waits(const std::vector<Thread>& ts);
+void warn_if_some_returned(const std::vector<Thread>& ts, uint3 bidx, int barrier_line);
+
+// shared_memory.cpp: a block's shared memory, poisoned and laid out with red zones.
+void start_shared(Block& b, const LaunchConfig& cfg);
+void check_shared_red_zones(Block& b, uint3 bidx);
+
+}  // namespace cuda_cpu

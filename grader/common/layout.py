@@ -1,0 +1,28 @@
+"""Where things are and what they are called, written once: the repository root, the graded exercises in the
+scorecard's order, the files a submission holds, the graded suites and the public seed.
+
+Standard library only, so the class-level commands (batch, autograde), which only name exercises, start without
+importing pytest and torch.
+"""
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]  # the repository (or student copy) the grader runs from
+
+STUDENT_FUNCTIONS = ("compute_dk", "scale_scores", "apply_causal_mask", "row_softmax", "weighted_sum")
+GIVEN_FUNCTIONS = ("causal_attention",)  # complete in the reference and in the stubs: it chains the four
+KERNEL_EXERCISE = "cuda_kernel"
+EXERCISES = (*STUDENT_FUNCTIONS, *GIVEN_FUNCTIONS, KERNEL_EXERCISE)
+
+SUBMISSION_FILE = "attention.py"
+KERNEL_FILE = "microgpt_cuda.cu"
+
+SUITE_PATHS = {"public": "tests/public", "hidden": "tests/hidden"}
+SUITES = {"public": ("public",), "hidden": ("hidden",), "all": ("public", "hidden")}  # --suite choices
+
+PUBLIC_SEED = 20171206  # the day "Attention Is All You Need" was presented at NeurIPS
+
+
+def suite_paths(suite):
+    """The folders of a --suite choice, under ROOT."""
+    return [ROOT / SUITE_PATHS[s] for s in SUITES[suite]]

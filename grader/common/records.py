@@ -1,0 +1,36 @@
+"""What a grading run records besides scores: where its time goes, and notes for the student.
+
+- timed(name): a named stopwatch summed over the run (TIMINGS), for `make bench`: how long the workers, the
+  comparisons and the rest took.
+- notes: what a test wants the student to read even when it passes (a runtime warning, nvcc's register count).
+  Checks call add_note(); the plugin hands each test's notes to its report with take_notes(); the scorecard prints
+  each distinct note once per exercise and results.json carries them in the test's output.
+"""
+
+import time
+from contextlib import contextmanager
+
+TIMINGS = {}
+_notes = []
+
+
+@contextmanager
+def timed(name):
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        TIMINGS[name] = TIMINGS.get(name, 0.0) + time.perf_counter() - start
+
+
+def add_note(exercise, text):
+    text = text.strip()
+    if text and (exercise, text) not in _notes:
+        _notes.append((exercise, text))
+
+
+def take_notes():
+    """The notes added since the last take_notes() (the plugin calls it once per test)."""
+    out = list(_notes)
+    _notes.clear()
+    return out

@@ -1,0 +1,100 @@
+"""The student repository (build/student/): exercises/, the kernel stub, the public suite, the student's part of
+the grader, the CPU runtime, a Makefile whose `make grade` runs the public suite, and the student README
+(docs/student/README.md).
+
+What it carries is an allow-list: the subpackages of grader/ that `make grade` and the Classroom workflow need.
+The instructor's grader/course and the maintainer's grader/dev stay behind, and the import-linter contract in
+.importlinter keeps the student's packages from importing them (tests/self/test_release.py builds the repository
+and grades the reference in it).
+"""
+
+import shutil
+from pathlib import Path
+
+from grader.common.layout import KERNEL_FILE, ROOT
+
+STUDENT_PACKAGES = ("common", "sandbox", "cuda", "judge", "suite", "report", "student")
+STUDENT_MODULES = ("__init__.py", "__main__.py", "commands.py")
+RUNTIME_INSTRUCTOR_ONLY = {"attention_loops.cpp"}  # the plain-loops baseline of make bench: a whole solution
+INSTRUCTOR_REQUIREMENTS = ("nbgrader", "import-linter")  # not needed to grade
+STUDENT_README = ROOT / "docs" / "student" / "README.md"
+
+
+def copy_student_grader(dest):
+    """The files `python -m grader grade --suite public` needs, into dest (a repository root)."""
+    dest = Path(dest)
+    (dest / "grader").mkdir(parents=True, exist_ok=True)
+    for name in STUDENT_MODULES:
+        shutil.copy2(ROOT / "grader" / name, dest / "grader" / name)
+    for package in STUDENT_PACKAGES:
+        shutil.copytree(ROOT / "grader" / package, dest / "grader" / package, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "tests" / "public", dest / "tests" / "public",
+                    ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
+    shutil.copytree(ROOT / "csrc" / "cuda_cpu", dest / "csrc" / "cuda_cpu", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__", *RUNTIME_INSTRUCTOR_ONLY))
+    shutil.copytree(ROOT / "csrc" / "cuda_gpu", dest / "csrc" / "cuda_gpu", dirs_exist_ok=True)  # students with a GPU
+    if (ROOT / "docs" / "pictures").is_dir():  # the README shows one
+        shutil.copytree(ROOT / "docs" / "pictures", dest / "docs" / "pictures", dirs_exist_ok=True)
+    shutil.copy2(ROOT / "conftest.py", dest / "conftest.py")
+
+
+def _requirements_for_students():
+    lines = (ROOT / "requirements.txt").read_text().splitlines()
+    return "\n".join(line for line in lines if not line.startswith(INSTRUCTOR_REQUIREMENTS)) + "\n"
+
+
+STUDENT_MAKEFILE = """\
+# Causal self-attention exercises (student copy). `make grade` sets everything up on first use.
+PYTHON_SYSTEM ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+SUBMISSION ?= exercises
+ARGS ?=
+EX ?=
+
+.PHONY: grade venv system-deps help
+
+help:
+\t@echo "make grade [SUBMISSION=DIR]   grade your exercises/ and csrc/microgpt_cuda.cu with the public tests"
+\t@echo "make grade EX=row_softmax      grade one exercise (pictures: grade-report/)"
+
+$(STAMP): requirements.txt
+\t@test -x $(PY) || $(PYTHON_SYSTEM) -m venv $(VENV)
+\t$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+\t@touch $@
+
+venv: $(STAMP)
+
+BOOST_CONTEXT := /usr/include/boost/context/fiber.hpp
+system-deps:
+\t@test -f $(BOOST_CONTEXT) || { \\
+\t  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq libboost-context-dev g++; \\
+\t  else echo "Boost.Context is missing: run 'sudo apt-get install libboost-context-dev g++'" >&2; exit 1; fi; }
+
+grade: $(STAMP)
+\t@$(MAKE) -s system-deps || echo "(until then the CUDA kernel cannot be graded here; the Python exercises can)" >&2
+\t@$(PY) -m grader grade --submission $(SUBMISSION) --suite public $(if $(EX),--exercise $(EX)) $(ARGS)
+"""
+
+
+def build_student_repo(dest):
+    dest = Path(dest)
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    copy_student_grader(dest)
+    (dest / "exercises").mkdir()
+    shutil.copy2(ROOT / "exercises" / "attention.py", dest / "exercises" / "attention.py")
+    shutil.copy2(ROOT / "csrc" / KERNEL_FILE, dest / "csrc" / KERNEL_FILE)
+    (dest / "requirements.txt").write_text(_requirements_for_students())
+    (dest / "Makefile").write_text(STUDENT_MAKEFILE)
+    # at the student repository's root, its pictures are under docs/pictures/ (here: ../pictures/)
+    (dest / "README.md").write_text(STUDENT_README.read_text().replace("](../pictures/", "](docs/pictures/"))
+    (dest / ".gitignore").write_text(".venv/\n__pycache__/\n*.pyc\nbuild/\nresults.json\n")
+    workflow = ROOT / ".github" / "classroom" / "classroom.yml"
+    if workflow.is_file():  # GitHub Classroom grades the student's repository with the public suite
+        (dest / ".github" / "workflows").mkdir(parents=True)
+        shutil.copy2(workflow, dest / ".github" / "workflows" / "classroom.yml")
+    return dest

@@ -1,0 +1,112 @@
+"""nvcc, where it is installed: the check that a file compiles as real CUDA (with each kernel's registers and
+shared memory), and the GPU path: where an NVIDIA GPU is present, the student's file is built by nvcc with
+csrc/cuda_gpu/run_on_device.cu and runs on the device."""
+
+import functools
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from grader.common.layout import ROOT
+from grader.cuda.build import CACHE, BuildError, MissingToolchain, _key, _locked, _student_errors
+
+NVCC_ARCH = "sm_90"  # a current architecture (Hopper); the check needs no GPU
+
+
+def nvcc_check(source_path):
+    """Compile source_path with nvcc for NVCC_ARCH, cached by the source and nvcc's version.
+
+    Returns (ok, text): the error lines when it fails, nvcc's register and shared-memory report when it
+    compiles. Returns (None, reason) when nvcc is not installed.
+    """
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        return None, "nvcc is not installed here, so the CUDA compile check cannot run"
+    source_path = Path(source_path)
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    key = hashlib.sha256("\0".join([source_path.read_text(errors="replace"), version, NVCC_ARCH]).encode())
+    cached = CACHE / f"nvcc-{key.hexdigest()[:20]}.txt"
+    if not cached.exists():
+        proc = subprocess.run([nvcc, f"-arch={NVCC_ARCH}", "--resource-usage", "-c", str(source_path),
+                               "-o", os.devnull], capture_output=True, text=True, timeout=300)
+        CACHE.mkdir(parents=True, exist_ok=True)
+        cached.write_text(f"{proc.returncode}\n{proc.stdout}{proc.stderr}")
+    code, _, output = cached.read_text().partition("\n")
+    if code != "0":
+        errors = [line for line in output.splitlines() if "error" in line.lower()]
+        return False, "\n".join(errors[:15]) or output[-2000:]
+    return True, "\n".join(resource_usage(output))
+
+
+def _kernel_name(mangled):
+    """flash_kernel from _Z12flash_kernelPKfS0_S0_Pfii (extern "C" names come unmangled)."""
+    m = re.match(r"_Z(\d+)(\w+)", mangled)
+    return m.group(2)[:int(m.group(1))] if m else mangled
+
+
+def resource_usage(ptxas_output):
+    """One line per kernel from ptxas's --resource-usage report: registers, shared memory, stack, spills."""
+    lines, name, frame = [], None, ""
+    for line in ptxas_output.splitlines():
+        entry = re.search(r"Compiling entry function '([^']+)'", line)
+        if entry:
+            name, frame = _kernel_name(entry.group(1)), ""
+            continue
+        stack = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores", line)
+        if stack:
+            frame = f", {stack.group(1)} bytes stack" + (f", {stack.group(2)} bytes spilled" if stack.group(2) != "0" else "")
+            continue
+        used = re.search(r"Used (\d+) registers(?:.*?(\d+) bytes smem)?", line)
+        if used and name:
+            smem = int(used.group(2) or 0)
+            lines.append(f"{name}: {used.group(1)} registers, {smem} bytes shared memory{frame}")
+            name = None
+    return lines
+
+
+GPU_HARNESS = ROOT / "csrc" / "cuda_gpu" / "run_on_device.cu"
+DEVICE_CHOICE = "GRADER_KERNEL_DEVICE"  # auto (default): the GPU when there is one; cpu or gpu to force
+
+
+@functools.lru_cache(maxsize=1)
+def gpu_present():
+    """True where nvcc exists and nvidia-smi lists a GPU (unless GRADER_KERNEL_DEVICE=cpu)."""
+    choice = os.environ.get(DEVICE_CHOICE, "auto")
+    if choice == "cpu":
+        return False
+    smi, nvcc = shutil.which("nvidia-smi"), shutil.which("nvcc")
+    found = False
+    if smi and nvcc:
+        try:
+            found = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30).stdout.startswith("GPU")
+        except (OSError, subprocess.SubprocessError):
+            found = False
+    if choice == "gpu" and not found:
+        raise MissingToolchain(f"{DEVICE_CHOICE}=gpu, but this machine has no GPU that nvidia-smi lists, or no nvcc")
+    return found
+
+
+def build_gpu(source_path, *, arch="native"):
+    """Build source_path with nvcc, linked with csrc/cuda_gpu/run_on_device.cu, into a shared library (cached)."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        raise MissingToolchain("nvcc is not installed, so the kernel cannot be built for the GPU")
+    source_path = Path(source_path)
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    out_dir = CACHE / ("gpu-" + _key(source_path.read_text(errors="replace"), GPU_HARNESS.read_text(), version, arch))
+    lib = out_dir / "libkernel_gpu.so"
+    if lib.exists():
+        return lib
+    with _locked(out_dir):
+        if lib.exists():
+            return lib
+        proc = subprocess.run([nvcc, "-O2", f"-arch={arch}", "-lineinfo", "-Xcompiler", "-fPIC", "-shared",
+                               str(source_path), str(GPU_HARNESS), "-o", str(out_dir / "libkernel_gpu.so.tmp")],
+                              capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            raise BuildError(_student_errors(proc.stdout + proc.stderr, source_path.name))
+        os.replace(out_dir / "libkernel_gpu.so.tmp", lib)
+    return lib

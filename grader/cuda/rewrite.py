@@ -1,0 +1,72 @@
+"""The rewrite of a student's CUDA file for g++ and the CPU runtime (csrc/cuda_cpu).
+
+It keeps every line where it was (and starts with `#line 1 "<file>"`), so g++'s messages name the student's own
+file and line. It changes only what no header can express:
+    kernel<<<grid, block[, shmem[, stream]]>>>(args)  ->  cuda_cpu::launch(kernel, cuda_cpu::config(grid, block...), args)
+    __shared__ float tile[64][65];  ->  auto& tile = cuda_cpu::shared_var<float[64][65]>(__COUNTER__, "tile", __LINE__);
+    extern __shared__ float dyn[];  ->  float* dyn = cuda_cpu::dynamic_shared<float>("dyn");
+never_wait() finds the kernels that reach no barrier, which the runtime runs without a fiber each.
+"""
+
+import re
+
+_DYNAMIC_SHARED = re.compile(
+    r"\bextern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s*)?([A-Za-z_][\w:]*(?:\s+[A-Za-z_]\w*)*?)\s+([A-Za-z_]\w*)\s*\[\s*\]\s*;")
+_STATIC_SHARED = re.compile(
+    r"(?<![\w])__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s*)?([A-Za-z_][\w:]*(?:\s+[A-Za-z_]\w*)*?)\s+([A-Za-z_]\w*)\s*((?:\[[^\]\n]*\]\s*)*);")
+_LAUNCH = re.compile(r"([A-Za-z_][\w:]*(?:\s*<[^<>;()]*>)?)\s*<<<(.*?)>>>\s*\(\s*(\))?", re.S)
+
+
+def _keep_lines(match_text, replacement):
+    """Pad a one-line replacement with the newlines its match spanned, so later lines keep their numbers."""
+    return replacement + "\n" * match_text.count("\n")
+
+
+_BLOCKING = re.compile(r"\b(__syncthreads|__syncwarp|__shfl\w*_sync|__ballot_sync|__any_sync|__all_sync)\b")
+_GLOBAL = re.compile(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+([A-Za-z_]\w*)\s*\(")
+
+
+def _function_bodies(source, pattern):
+    """(name, body text) of each function whose header matches pattern, found by brace matching."""
+    for m in pattern.finditer(source):
+        start = source.find("{", m.end())
+        if start < 0:
+            continue
+        depth, i = 0, start
+        while i < len(source):
+            depth += {"{": 1, "}": -1}.get(source[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        yield m.group(1), source[start:i + 1]
+
+
+def never_wait(source):
+    """Kernels whose threads can never wait (no barrier or warp collective in the kernel, nor in any __device__
+    function of the file): the runtime runs their threads one after another with no fibers at all."""
+    device_code = "".join(body for _, body in _function_bodies(source, re.compile(r"__device__[^;{(]*?(\w+)\s*\(")))
+    if _BLOCKING.search(device_code):
+        return set()
+    return {name for name, body in _function_bodies(source, _GLOBAL) if not _BLOCKING.search(body)}
+
+
+def rewrite(source, filename):
+    def dynamic(m):
+        return _keep_lines(m.group(0), f'{m.group(1)}* {m.group(2)} = cuda_cpu::dynamic_shared<{m.group(1)}>("{m.group(2)}");')
+
+    def static(m):
+        dims = re.sub(r"\s+", "", m.group(3))
+        return _keep_lines(m.group(0), f'auto& {m.group(2)} = cuda_cpu::shared_var<{m.group(1)}{dims}>(__COUNTER__, "{m.group(2)}", __LINE__);')
+
+    simple = never_wait(source)
+
+    def launch(m):
+        config = " ".join(m.group(2).split())
+        tail = ")" if m.group(3) else ", "
+        kind = "launch_never_waits" if m.group(1).split("<")[0].strip() in simple else "launch"
+        return _keep_lines(m.group(0), f"cuda_cpu::{kind}({m.group(1)}, cuda_cpu::config({config}){tail}")
+
+    text = _DYNAMIC_SHARED.sub(dynamic, source)
+    text = _STATIC_SHARED.sub(static, text)
+    text = _LAUNCH.sub(launch, text)
+    return f'#line 1 "{filename}"\n' + text
