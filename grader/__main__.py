@@ -29,7 +29,8 @@ def main(argv=None):
 
 
 def _with_heap_settings():
-    """Run again with the heap settings (grader/common/environment.py) in the environment (glibc reads them only at start): once."""
+    """Run again, once, with the heap settings (grader/common/environment.py) in the environment: glibc reads
+    them only at start."""
     from grader.common import environment
     if environment.heap_settings_missing() and sys.argv and sys.argv[0].endswith("__main__.py"):
         import os

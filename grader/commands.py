@@ -41,14 +41,16 @@ COMMANDS = (
             "autograde every nbgrader submission in parallel, then feedback and grades.csv (make autograde)"),
     Command("batch", "grader.course.batch", INSTRUCTOR,
             "grade a folder of student folders in parallel into results.json files and grades.csv"),
-    Command("gradescope", "grader.course.gradescope", INSTRUCTOR, "build the Gradescope autograder zip (make gradescope)"),
+    Command("gradescope", "grader.course.gradescope", INSTRUCTOR,
+            "build the Gradescope autograder zip (make gradescope)"),
     Command("leaks", "grader.course.leaks", INSTRUCTOR, "scan folders for solution code, hidden tests and seeds"),
     Command("exercises", "grader.course.make_exercises", MAINTAINER,
             "generate exercises/ and csrc/microgpt_cuda.cu from solutions/ (make exercises)"),
     Command("controls", "grader.dev.controls", MAINTAINER,
             "grade every known-wrong submission against the score it must get (make controls)"),
     Command("bench", "grader.dev.bench", MAINTAINER, "time grading the reference (make bench)"),
-    Command("bench-batch", "grader.dev.bench_batch", MAINTAINER, "time batch grading of a class, --jobs 2 against --jobs 1"),
+    Command("bench-batch", "grader.dev.bench_batch", MAINTAINER,
+            "time batch grading of a class, --jobs 2 against --jobs 1"),
     Command("cell", "grader.student.cell", INTERNAL, "grade one exercise for a notebook test cell"),
 )
 

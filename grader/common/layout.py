@@ -16,6 +16,8 @@ EXERCISES = (*STUDENT_FUNCTIONS, *GIVEN_FUNCTIONS, KERNEL_EXERCISE)
 
 SUBMISSION_FILE = "attention.py"
 KERNEL_FILE = "microgpt_cuda.cu"
+REFERENCE = ROOT / "solutions" / SUBMISSION_FILE  # the references: the single source of truth
+REFERENCE_KERNEL = ROOT / "solutions" / KERNEL_FILE
 
 SUITE_PATHS = {"public": "tests/public", "hidden": "tests/hidden"}
 SUITES = {"public": ("public",), "hidden": ("hidden",), "all": ("public", "hidden")}  # --suite choices

@@ -22,9 +22,9 @@ from grader.common import environment
 from grader.course import jobs
 from grader.judge import shared_expected
 from grader.suite import stagger as staggering
-from grader.common.layout import EXERCISES, ROOT
+from grader.common.layout import EXERCISES, KERNEL_FILE, ROOT, SUBMISSION_FILE
 
-SUBMISSION_FILES = ("attention.py", "microgpt_cuda.cu")
+SUBMISSION_FILES = (SUBMISSION_FILE, KERNEL_FILE)
 
 
 def add_arguments(parser):

@@ -69,7 +69,10 @@ class Outcome:
 
 
 def _outcome_line(done, total, outcome):
-    state = "unchanged, skipped" if outcome.skipped else f"{'done' if outcome.ok else 'FAILED'} in {outcome.seconds:.1f} s"
+    if outcome.skipped:
+        state = "unchanged, skipped"
+    else:
+        state = f"{'done' if outcome.ok else 'FAILED'} in {outcome.seconds:.1f} s"
     return f"[{done}/{total}] {outcome.student}: {state}" + (f" ({outcome.note})" if outcome.note else "")
 
 

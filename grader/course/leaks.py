@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 
 from grader.course import solution_regions
-from grader.common.layout import ROOT
+from grader.common.layout import REFERENCE, REFERENCE_KERNEL, ROOT
 
-SOLUTIONS = [ROOT / "solutions" / "attention.py", ROOT / "solutions" / "microgpt_cuda.cu"]
+SOLUTIONS = [REFERENCE, REFERENCE_KERNEL]
 HIDDEN = ROOT / "tests" / "hidden"
 MIN_LINE = 24  # shorter solution lines ("return np.matmul(A, V)") are too generic to count alone
 OUTPUT_SUFFIXES = {".npy", ".npz", ".pt", ".pkl"}

@@ -11,19 +11,19 @@ Docstrings, signatures and everything outside the regions stay as they are.
 
 import argparse
 import sys
-from grader.common.layout import ROOT
+from grader.common.layout import KERNEL_FILE, REFERENCE, REFERENCE_KERNEL, ROOT, SUBMISSION_FILE
 from grader.course import solution_regions
 
 # (reference, generated student file)
-GENERATED = [(ROOT / "solutions" / "attention.py", ROOT / "exercises" / "attention.py"),
-             (ROOT / "solutions" / "microgpt_cuda.cu", ROOT / "csrc" / "microgpt_cuda.cu")]
+GENERATED = [(REFERENCE, ROOT / "exercises" / SUBMISSION_FILE), (REFERENCE_KERNEL, ROOT / "csrc" / KERNEL_FILE)]
 BANNER = {".py": "# Generated from solutions/{name} by `make exercises`: fill in every `# YOUR CODE HERE`.\n",
           ".cu": "// Generated from solutions/{name} by `make exercises`: fill in every `// YOUR CODE HERE`.\n"}
 
 
 def render(reference):
     suffix = reference.suffix
-    return BANNER[suffix].format(name=reference.name) + solution_regions.clear(reference.read_text(), solution_regions.stub_for(suffix), reference.name)
+    stub = solution_regions.stub_for(suffix)
+    return BANNER[suffix].format(name=reference.name) + solution_regions.clear(reference.read_text(), stub, reference.name)
 
 
 def add_arguments(parser):

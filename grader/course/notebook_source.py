@@ -4,7 +4,7 @@ cell per function and one for the kernel, and one locked test cell per exercise,
 import ast
 import textwrap
 
-from grader.common.layout import GIVEN_FUNCTIONS, KERNEL_FILE, ROOT, STUDENT_FUNCTIONS
+from grader.common.layout import GIVEN_FUNCTIONS, KERNEL_FILE, REFERENCE, ROOT, STUDENT_FUNCTIONS
 
 ASSIGNMENT = "attention"
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"
@@ -36,7 +36,7 @@ def _test_cell(exercise, points):
 
 def build_notebook(points):
     """The source notebook: lesson text, one answer cell per function and one for the kernel, test cells."""
-    reference = (ROOT / "solutions" / "attention.py").read_text()
+    reference = REFERENCE.read_text()
     intro, funcs = _functions(reference)
     cells = [
         _cell("markdown", "# Causal self-attention, graded\n\n" + intro),

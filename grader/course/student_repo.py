@@ -11,7 +11,7 @@ and grades the reference in it).
 import shutil
 from pathlib import Path
 
-from grader.common.layout import KERNEL_FILE, ROOT
+from grader.common.layout import KERNEL_FILE, ROOT, SUBMISSION_FILE
 
 STUDENT_PACKAGES = ("common", "sandbox", "cuda", "judge", "suite", "report", "student")
 STUDENT_MODULES = ("__init__.py", "__main__.py", "commands.py")
@@ -86,7 +86,7 @@ def build_student_repo(dest):
     dest.mkdir(parents=True)
     copy_student_grader(dest)
     (dest / "exercises").mkdir()
-    shutil.copy2(ROOT / "exercises" / "attention.py", dest / "exercises" / "attention.py")
+    shutil.copy2(ROOT / "exercises" / SUBMISSION_FILE, dest / "exercises" / SUBMISSION_FILE)
     shutil.copy2(ROOT / "csrc" / KERNEL_FILE, dest / "csrc" / KERNEL_FILE)
     (dest / "requirements.txt").write_text(_requirements_for_students())
     (dest / "Makefile").write_text(STUDENT_MAKEFILE)

@@ -9,12 +9,11 @@ GPU to kernels within SPEED_TARGET times the time of torch's fused attention.
 import hashlib
 import json
 import os
-from grader.common.layout import ROOT
+from grader.common.layout import REFERENCE_KERNEL
 
 SPEED_POINTS = 0  # off by default; on a GPU, points for a kernel within SPEED_TARGET x torch's SDPA time
 SPEED_TARGET = 3.0
 
-REFERENCE = ROOT / "solutions" / "microgpt_cuda.cu"
 
 
 def reference_seconds(Q, K, V):
@@ -23,19 +22,19 @@ def reference_seconds(Q, K, V):
     from grader.cuda import build as cuda_build
     from grader.common import environment
     from grader.sandbox.client import Submission
-    if not REFERENCE.is_file():  # the student release has no reference: no comparison
+    if not REFERENCE_KERNEL.is_file():  # the student release has no reference: no comparison
         return {}
     runtime = "".join((cuda_build.RUNTIME / f).read_text() for f in ("cuda_cpu.h",) + cuda_build.RUNTIME_SOURCES)
     # the block workers too: a class graded two at a time runs kernels on one core each (grader/common/environment.py)
     workers = os.environ.get("CUDA_CPU_WORKERS") or str(environment.cores())
-    key = hashlib.sha256((REFERENCE.read_text() + runtime + str(Q.shape) + workers).encode()).hexdigest()[:16]
+    key = hashlib.sha256((REFERENCE_KERNEL.read_text() + runtime + str(Q.shape) + workers).encode()).hexdigest()[:16]
     cache = cuda_build.CACHE / f"reference-times-{key}.json"
     if cache.exists():
         return {int(k): v for k, v in json.loads(cache.read_text()).items()}
     times = {}
     for version in (1, 2):
-        lib = cuda_build.build(REFERENCE, defines=[f"MICROGPT_VERSION={version}"])
-        with Submission(REFERENCE.parent, kernel_library=lib, timeout=300) as sub:
+        lib = cuda_build.build(REFERENCE_KERNEL, defines=[f"MICROGPT_VERSION={version}"])
+        with Submission(REFERENCE_KERNEL.parent, kernel_library=lib, timeout=300) as sub:
             sub.call("causal_attention_forward", Q, K, V)
             times[version] = sub.kernel_seconds
     cache.parent.mkdir(parents=True, exist_ok=True)

@@ -22,14 +22,13 @@ from rich.console import Console
 from rich.table import Table
 
 from grader.course.solution_regions import is_marker
-from grader.common.layout import EXERCISES, ROOT, suite_paths
+from grader.common.layout import (EXERCISES, KERNEL_FILE, REFERENCE, REFERENCE_KERNEL, ROOT, SUBMISSION_FILE,
+                                  suite_paths)
 
 WRONG = ROOT / "solutions" / "wrong"
 ADVERSARIAL = ROOT / "solutions" / "adversarial"  # the corpus that attacks the grader (issue: isolation)
 CORPUS_SUITE = "public"
 CORPUS_TIMEOUT = 10.0
-REFERENCE = ROOT / "solutions" / "attention.py"
-REFERENCE_KERNEL = ROOT / "solutions" / "microgpt_cuda.cu"
 BUILD = ROOT / "build" / "controls"
 
 
@@ -102,8 +101,8 @@ def build(control):
         return ROOT / "exercises"
     folder = BUILD / control.name
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "attention.py").write_text(mutate(REFERENCE.read_text(), control.source, control.prelude))
-    (folder / "microgpt_cuda.cu").write_text(edit_kernel(REFERENCE_KERNEL.read_text(), control.kernel_edits))
+    (folder / SUBMISSION_FILE).write_text(mutate(REFERENCE.read_text(), control.source, control.prelude))
+    (folder / KERNEL_FILE).write_text(edit_kernel(REFERENCE_KERNEL.read_text(), control.kernel_edits))
     return folder
 
 
