@@ -12,12 +12,13 @@ SUITE ?= public
 ARGS ?=
 EX ?=
 
-.PHONY: grade test test-corpus test-class exercises controls bench venv system-deps clean help release autograde gradescope
+.PHONY: grade test test-corpus test-class exercises controls bench venv system-deps clean help release autograde gradescope doctor
 
 help:
 	@echo "make grade [SUBMISSION=DIR] [SUITE=public|hidden|all]  grade a submission (default: exercises/)"
 	@echo "make grade EX=row_softmax                               grade one exercise (pictures: grade-report/)"
 	@echo "make test                                               the grader's self-tests"
+	@echo "make doctor                                             check this machine for what grading needs"
 	@echo "make test-corpus / make test-class                      the adversarial corpus / an nbgrader class (CI runs both)"
 	@echo "make exercises                                          regenerate exercises/ from solutions/"
 	@echo "make controls                                           grade the known-wrong submissions"
@@ -27,7 +28,7 @@ help:
 	@echo "make gradescope                                         build/gradescope/autograder.zip"
 
 # The venv is rebuilt only when requirements.txt changes; pip skips what is already installed.
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt $(wildcard requirements/*.txt)
 	@test -x $(PY) || $(PYTHON_SYSTEM) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	@touch $@
@@ -67,13 +68,17 @@ bench: $(STAMP)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 COURSE ?= build/course
 
-release: $(STAMP)
+# what an instructor's machine needs is checked first: a missing Boost is one clear line, not a failed build
+doctor: $(STAMP)
+	@$(PY) -m grader doctor
+
+release: $(STAMP) doctor
 	$(PY) -m grader release --course $(COURSE) $(ARGS)
 
-autograde: $(STAMP)
+autograde: $(STAMP) doctor
 	$(PY) -m grader autograde --course $(COURSE) --jobs $(JOBS) $(ARGS)
 
-gradescope: $(STAMP)
+gradescope: $(STAMP) doctor
 	$(PY) -m grader gradescope
 
 clean:

@@ -33,6 +33,8 @@ class Command:
 
 COMMANDS = (
     Command("grade", "grader.student.grade", STUDENT, "grade a submission and print the scorecard (make grade)"),
+    Command("doctor", "grader.student.doctor", STUDENT,
+            "check this machine for everything grading needs, with the command that fixes what is missing"),
     Command("classroom", "grader.report.classroom", INSTRUCTOR,
             "grade for GitHub Classroom and print its result line (the student repository's workflow runs it)"),
     Command("release", "grader.course.release", INSTRUCTOR,
@@ -52,6 +54,8 @@ COMMANDS = (
     Command("bench-batch", "grader.dev.bench_batch", MAINTAINER,
             "time batch grading of a class, --jobs 2 against --jobs 1"),
     Command("cell", "grader.student.cell", INTERNAL, "grade one exercise for a notebook test cell"),
+    Command("from-notebook", "grader.student.from_notebook", INTERNAL,
+            "write attention.py from a notebook's answer cells (Gradescope, for a notebook uploaded by mistake)"),
 )
 
 

@@ -15,18 +15,34 @@ import shutil
 import zipfile
 from pathlib import Path
 from grader.common.layout import ROOT
+from grader.judge import hidden_seed
 
-SOURCE = ["grader", "tests/public", "tests/hidden", "csrc/cuda_cpu", "conftest.py", "requirements.txt",
+SOURCE = ["grader", "tests/public", "tests/hidden", "csrc/cuda_cpu", "conftest.py", "requirements/grading.txt",
           "solutions/attention.py", "solutions/microgpt_cuda.cu"]
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
-SETUP_SH = """\
+# Written for Gradescope's documented Ubuntu base images: 22.04 (the default, whose python3 is 3.10) and 24.04
+# (python3 3.12). The pins need Python 3.11 or newer; torch comes from PyTorch's CPU-only index (a plain index
+# brings the multi-GB CUDA build); only what grading needs is installed (requirements/grading.txt), no Jupyter.
+# AUTOGRADER_ROOT lets tests/self/test_batch.py run it against stand-in commands.
+SETUP_SH = f"""\
 #!/usr/bin/env bash
-# Gradescope runs this once when it builds the autograder image (Ubuntu, as root).
+# Gradescope runs this once when it builds the autograder image (Ubuntu 22.04 or 24.04, as root).
 set -euo pipefail
+ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
 apt-get update -qq
-apt-get install -y -qq python3 python3-venv python3-pip g++ libboost-context-dev
-python3 -m venv /autograder/venv
-/autograder/venv/bin/pip install --quiet --disable-pip-version-check -r /autograder/source/requirements.txt
+apt-get install -y -qq g++ libboost-context-dev
+if python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  PYTHON=python3
+  apt-get install -y -qq python3-venv
+else
+  PYTHON=python3.11  # Ubuntu 22.04's universe has it
+  apt-get install -y -qq python3.11 python3.11-venv
+fi
+"$PYTHON" -m venv "$ROOT/venv"
+TORCH="$(grep -E '^torch==' "$ROOT/source/requirements/grading.txt")"
+"$ROOT/venv/bin/pip" install --quiet --disable-pip-version-check --index-url {TORCH_CPU_INDEX} "$TORCH"
+"$ROOT/venv/bin/pip" install --quiet --disable-pip-version-check -r "$ROOT/source/requirements/grading.txt"
 """
 
 RUN_AUTOGRADER = """\
@@ -43,6 +59,19 @@ for f in attention.py microgpt_cuda.cu; do
   found="$(find "$ROOT/submission" -name "$f" -type f | head -n 1)"
   if [ -n "$found" ]; then cp "$found" "$WORK/$f"; fi
 done
+refuse() {  # nothing gradable was uploaded: say what to upload, in the student's words
+  printf '{"score": 0, "output": "%s", "tests": []}\\n' "$1" > "$ROOT/results/results.json"
+  rm -rf "$WORK"
+  exit 0
+}
+if [ ! -f "$WORK/attention.py" ]; then
+  notebook="$(find "$ROOT/submission" -name '*.ipynb' -type f | head -n 1)"
+  if [ -n "$notebook" ]; then
+    said="$("$PY" -m grader from-notebook "$notebook" "$WORK" 2>&1)" || refuse "$(printf '%s' "$said" | tr -d '\\n\"')"
+  else
+    refuse "Your submission has no attention.py: upload attention.py and microgpt_cuda.cu (or the course notebook attention.ipynb with your answers)."
+  fi
+fi
 "$PY" -m grader grade --submission "$WORK" --suite all --results "$WORK.results.json"
 status=$?
 if [ -s "$WORK.results.json" ]; then
@@ -64,6 +93,7 @@ def build(out):
     if out.exists():
         shutil.rmtree(out)
     tree = out / "autograder"
+    hidden_seed.ensure()  # the hidden suite's seed travels with it (grader/judge/hidden_seed.py)
     for item in SOURCE:
         src, dest = ROOT / item, tree / item  # the zip root becomes /autograder/source
         dest.parent.mkdir(parents=True, exist_ok=True)

@@ -11,12 +11,12 @@ Fingerprints, all taken from the instructor's files at scan time (nothing hard-c
 import ast
 import html
 import json
-import os
 import re
 import sys
 from pathlib import Path
 
 from grader.course import solution_regions
+from grader.judge import hidden_seed
 from grader.common.layout import REFERENCE, REFERENCE_KERNEL, ROOT
 
 SOLUTIONS = [REFERENCE, REFERENCE_KERNEL]
@@ -41,12 +41,8 @@ def hidden_fingerprints():
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
                 found.add(f"def {node.name}(")
-    seeds = set(re.findall(r"GRADER_HIDDEN_SEED\", \"(\d+)\"", (HIDDEN / "conftest.py").read_text()))
-    if os.environ.get("GRADER_HIDDEN_SEED"):
-        seeds.add(os.environ["GRADER_HIDDEN_SEED"])
-    if not seeds:
-        raise RuntimeError("cannot find the hidden seed in tests/hidden/conftest.py: update grader/course/leaks.py")
-    return found | seeds
+    value = hidden_seed.seed()
+    return found | {str(value), f"{value:x}"}
 
 
 def _plain(path, text):

@@ -30,7 +30,7 @@ def _test_cell(exercise, points):
     source = (f"# {exercise}: the graded tests ({points:g} points). The public ones show what failed; at\n"
               f"# autograde the instructor's hidden tests run too.\nsuites = [\"public\"]\n"
               "### BEGIN HIDDEN TESTS\nsuites.append(\"hidden\")\n### END HIDDEN TESTS\n"
-              f"grade(\"{exercise}\", suites)")
+              f"grade(\"{exercise}\", suites, points={points:g})")
     return _cell("code", source, grade=True, locked=True, grade_id=f"test_{exercise}", points=points)
 
 

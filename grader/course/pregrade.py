@@ -23,7 +23,7 @@ from grader.student import notebook
 from grader.suite import stagger as staggering
 from grader.common.layout import ROOT
 
-GRADE_CALL = re.compile(r"""^grade\(["'](\w+)["'], suites\)\s*$""", re.M)
+GRADE_CALL = re.compile(r"""^grade\(["'](\w+)["'], suites(?:, points=[\d.]+)?\)\s*$""", re.M)
 AUTOGRADE_SUITES = ["public", "hidden"]  # what a test cell's `suites` holds at autograde
 
 

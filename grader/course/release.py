@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from grader.common.layout import ROOT
+from grader.judge import hidden_seed
 from grader.course.notebook_source import ASSIGNMENT, NOTEBOOK, build_notebook, exercise_points
 from grader.course.student_repo import build_student_repo, copy_student_grader
 
@@ -98,6 +99,7 @@ def build_course(course, points, course_id=COURSE_ID, exchange=EXCHANGE):
 
 def main(args):
     from grader.course import leaks
+    hidden_seed.ensure()  # made here, kept with the instructor: autograde's hidden tests use it
     points = exercise_points()
     course = build_course(args.course, points, course_id=args.course_id, exchange=Path(args.exchange).resolve())
     student = build_student_repo(args.student_repo)

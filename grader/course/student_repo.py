@@ -16,7 +16,6 @@ from grader.common.layout import KERNEL_FILE, ROOT, SUBMISSION_FILE
 STUDENT_PACKAGES = ("common", "sandbox", "cuda", "judge", "suite", "report", "student")
 STUDENT_MODULES = ("__init__.py", "__main__.py", "commands.py")
 RUNTIME_INSTRUCTOR_ONLY = {"attention_loops.cpp"}  # the plain-loops baseline of make bench: a whole solution
-INSTRUCTOR_REQUIREMENTS = ("nbgrader", "import-linter")  # not needed to grade
 STUDENT_README = ROOT / "docs" / "student" / "README.md"
 
 
@@ -37,11 +36,11 @@ def copy_student_grader(dest):
     if (ROOT / "docs" / "pictures").is_dir():  # the README shows one
         shutil.copytree(ROOT / "docs" / "pictures", dest / "docs" / "pictures", dirs_exist_ok=True)
     shutil.copy2(ROOT / "conftest.py", dest / "conftest.py")
+    (dest / "requirements.txt").write_text(_requirements_for_students())  # what `grader doctor` checks there
 
 
 def _requirements_for_students():
-    lines = (ROOT / "requirements.txt").read_text().splitlines()
-    return "\n".join(line for line in lines if not line.startswith(INSTRUCTOR_REQUIREMENTS)) + "\n"
+    return (ROOT / "requirements" / "grading.txt").read_text()  # grading only: no course or development tools
 
 
 STUDENT_MAKEFILE = """\
@@ -54,11 +53,12 @@ SUBMISSION ?= exercises
 ARGS ?=
 EX ?=
 
-.PHONY: grade venv system-deps help
+.PHONY: grade venv system-deps help doctor
 
 help:
 \t@echo "make grade [SUBMISSION=DIR]   grade your exercises/ and csrc/microgpt_cuda.cu with the public tests"
 \t@echo "make grade EX=row_softmax      grade one exercise (pictures: grade-report/)"
+\t@echo "make doctor                    check this machine for what grading needs"
 
 $(STAMP): requirements.txt
 \t@test -x $(PY) || $(PYTHON_SYSTEM) -m venv $(VENV)
@@ -72,6 +72,9 @@ system-deps:
 \t@test -f $(BOOST_CONTEXT) || { \\
 \t  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq libboost-context-dev g++; \\
 \t  else echo "Boost.Context is missing: run 'sudo apt-get install libboost-context-dev g++'" >&2; exit 1; fi; }
+
+doctor: $(STAMP)
+\t@$(PY) -m grader doctor
 
 grade: $(STAMP)
 \t@$(MAKE) -s system-deps || echo "(until then the CUDA kernel cannot be graded here; the Python exercises can)" >&2
@@ -88,7 +91,6 @@ def build_student_repo(dest):
     (dest / "exercises").mkdir()
     shutil.copy2(ROOT / "exercises" / SUBMISSION_FILE, dest / "exercises" / SUBMISSION_FILE)
     shutil.copy2(ROOT / "csrc" / KERNEL_FILE, dest / "csrc" / KERNEL_FILE)
-    (dest / "requirements.txt").write_text(_requirements_for_students())
     (dest / "Makefile").write_text(STUDENT_MAKEFILE)
     # at the student repository's root, its pictures are under docs/pictures/ (here: ../pictures/)
     (dest / "README.md").write_text(STUDENT_README.read_text().replace("](../pictures/", "](docs/pictures/"))

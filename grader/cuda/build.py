@@ -16,7 +16,8 @@ from grader.common.layout import ROOT
 from grader.cuda.rewrite import rewrite
 
 RUNTIME = ROOT / "csrc" / "cuda_cpu"
-CACHE = ROOT / "build" / "kernels"
+# built kernels, keyed by content; GRADER_CACHE_DIR moves them (the notebook keeps the student's folder clean)
+CACHE = (Path(os.environ["GRADER_CACHE_DIR"]) if os.environ.get("GRADER_CACHE_DIR") else ROOT / "build") / "kernels"
 # -g: a fault's address becomes microgpt_cuda.cu:LINE (addr2line); stack-clash protection probes every page of a
 # large stack frame, so a thread that outgrows its stack always hits the guard page instead of another's stack.
 CXXFLAGS = ["-std=c++20", "-O2", "-g", "-fPIC", "-fno-strict-aliasing", "-pthread", "-fstack-clash-protection"]

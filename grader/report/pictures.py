@@ -57,15 +57,21 @@ class Picture:
         return _difference(self.student, self.reference)
 
 
-def public_inputs(exercise):
-    """The seeded public input the picture of exercise is drawn from: (function name, arguments)."""
-    rng = inputs.rng_for(f"pictures/{exercise}", PUBLIC_SEED)
+KINDS = {"large_logits": 1e4}  # a kind of input (a graded test's @picture marker) -> the magnitude of its logits
+
+
+def public_inputs(exercise, kind=None):
+    """The seeded public input the picture of exercise is drawn from: (function name, arguments). kind: that of
+    the failing test (its `picture` marker; "large_logits" for the softmax's stability tests), so the picture
+    shows the input on which the code failed, drawn from public inputs even when the failing test is hidden."""
+    rng = inputs.rng_for(f"pictures/{exercise}" + (f"/{kind}" if kind else ""), PUBLIC_SEED)
+    magnitude = KINDS.get(kind)
     if exercise == "scale_scores":
         return "scale_scores", inputs.qkv(rng, CASE, np.float64)[:2]
     if exercise == "apply_causal_mask":
         return "apply_causal_mask", (inputs.scores(rng, CASE, np.float64),)
     if exercise == "row_softmax":
-        return "row_softmax", (inputs.masked_scores(rng, CASE, np.float64),)
+        return "row_softmax", (inputs.masked_scores(rng, CASE, np.float64, magnitude=magnitude),)
     if exercise == "cuda_kernel":
         Q, K, _ = inputs.qkv(rng, CASE, np.float32)
         V = np.zeros_like(Q)
@@ -112,10 +118,10 @@ def _built_kernel(submission_dir):
         raise BuildFailed(f"the kernel could not be built: {str(exc).splitlines()[0] if str(exc) else exc}")
 
 
-def draw_for(submission_dir, exercise, out_dir, timeout=DEFAULT_TIMEOUT):
-    """Run the student's exercise on its public picture input and write out_dir/<exercise>.png; return the
-    Picture (its path is None, and why_not says why, when the student's code gave nothing to draw)."""
-    func, args = public_inputs(exercise)
+def draw_for(submission_dir, exercise, out_dir, timeout=DEFAULT_TIMEOUT, kind=None):
+    """Run the student's exercise on its public picture input (of that kind) and write out_dir/<exercise>.png;
+    return the Picture (its path is None, and why_not says why, when the student's code gave nothing to draw)."""
+    func, args = public_inputs(exercise, kind)
     picture = Picture(exercise, reference_matrix(exercise, args))
     picture.student, picture.why_not = student_matrix(submission_dir, exercise, func, args, timeout)
     if picture.student is not None:
@@ -142,8 +148,10 @@ def draw_after_grading(results, submission_dir, out_dir, which="failing"):
             continue
         (Path(out_dir) / f"{exercise}.png").unlink(missing_ok=True)
         if which == "all" or (which == "failing" and worth_drawing(rs)):
+            kind = next((r.picture_kind for r in rs if not r.passed and r.failure is not None
+                         and r.failure.drawable), None)
             try:
-                pictures[exercise] = draw_for(submission_dir, exercise, out_dir)
+                pictures[exercise] = draw_for(submission_dir, exercise, out_dir, kind=kind)
             except Exception as exc:  # a picture is an extra: a failure to draw one must not cost the scorecard
                 print(f"grader: could not draw the picture of {exercise} (please report it): {exc!r}",
                       file=sys.stderr)
@@ -216,9 +224,13 @@ def _row_sums(a, weights):
     (a softmax over the wrong axis makes the columns sum to 1 instead)."""
     if not weights:
         return ""
+    bad = np.isnan(a) | (a == np.inf)
+    if bad.all():
+        return "\nevery weight is NaN or +inf"
     finite = np.where(np.isfinite(a), a, 0)
     rows, cols = finite.sum(axis=-1), finite.sum(axis=-2)
-    return f"\nrows sum to {rows.min():.3g} ... {rows.max():.3g}, columns to {cols.min():.3g} ... {cols.max():.3g}"
+    text = f"\nrows sum to {rows.min():.3g} ... {rows.max():.3g}, columns to {cols.min():.3g} ... {cols.max():.3g}"
+    return text + (f" (NaN or +inf: {int(bad.sum())} cells, left out)" if bad.any() else "")
 
 
 def _cells_box(ax, height):

@@ -158,7 +158,9 @@ class Submission:
                                         "which still raises NotImplementedError")
             raise NotImplementedYet(f"{func}: not implemented yet (it still raises NotImplementedError)")
         if status == "missing":
-            raise Missing(f"{self.path.name} has no function named {func}: keep its name and signature")
+            raise Missing(replies.missing(func, self.path.name, header))
+        if status == "set_aside":
+            raise ImportFailed(replies.set_aside(func, self.path.name, header))
         if status == "raised":
             raise replies.raised(func, header)
         if status != "ok":

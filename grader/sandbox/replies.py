@@ -49,6 +49,24 @@ def import_problem(filename, header):
     return text
 
 
+def set_aside(func, filename, header):
+    """A function whose unit (an answer cell, or its stretch of the file) did not compile or run."""
+    what = f"{header.get('type')} at {header.get('where')}: {header.get('message')}"
+    line = f"\n    {header['line']}" if header.get("line") else ""
+    if header.get("cell"):
+        return (f"{func}: its answer cell does not run: {what}{line}\n  only the exercises of that cell lose points: "
+                "fix it and run the cell again")
+    return f"{func} was set aside: {what}{line}\n  the rest of {filename} was graded without it"
+
+
+def missing(func, filename, header):
+    text = f"{filename} has no function named {func}: keep its name and signature"
+    for aside in header.get("set_aside") or []:  # a broken stretch that defines nothing we could name
+        text += f"\n  (set aside, so nothing in it was defined: {aside.get('type')} at {aside.get('where')}: " \
+                f"{aside.get('message')})"
+    return text
+
+
 def raised(func, header):
     text = f"{func} raised {header.get('type')}: {header.get('message')}"
     if header.get("type") in ("MemoryError", "_ArrayMemoryError"):

@@ -17,19 +17,22 @@ import sys
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import wire  # noqa: E402  (needs the path above; -I leaves the script's folder off sys.path)
+import units  # noqa: E402  (needs the path above; -I leaves the script's folder off sys.path)
+import wire  # noqa: E402
 
 sys.path.pop(0)
 
 import numpy as np  # noqa: E402
 
 MAX_TEXT = 2000
+LAYOUT = []  # the student's file in units (grader/sandbox/units.py): lines in the student's terms
+SET_ASIDE = []  # the units that did not compile or run, with what they define and why
 
 
 def _student_frames(tb, filename):
     """The traceback frames inside the student's file, as 'attention.py:12 in f: line'."""
     frames = [f for f in traceback.extract_tb(tb) if os.path.abspath(f.filename) == filename]
-    return [f"{os.path.basename(f.filename)}:{f.lineno} in {f.name}: {(f.line or '').strip()}" for f in frames]
+    return [f"{units.where(LAYOUT, filename, f.lineno)} in {f.name}: {(f.line or '').strip()}" for f in frames]
 
 
 def _short(text, limit=MAX_TEXT):
@@ -45,16 +48,24 @@ def _safe_repr(value):
 
 
 def load_student(filename):
-    """Import the student's file; return (module, None) or (None, problem header)."""
+    """Import the student's file; return (module, None) or (None, problem header). A file that does not compile,
+    or one assembled from notebook cells, is loaded unit by unit (units.py): what fails is set aside alone."""
     spec = importlib.util.spec_from_file_location("attention", filename)
     module = importlib.util.module_from_spec(spec)
     sys.modules["attention"] = module
+    with open(filename, encoding="utf-8", errors="replace") as f:
+        source = f.read()
+    LAYOUT[:] = units.split(source)[0]
+    try:
+        compile(source, filename, "exec")
+        whole = not units.assembled_from_cells(source)
+    except (SyntaxError, ValueError):  # nothing has run: load the units that compile, set the others aside
+        whole = False
+    if not whole:
+        SET_ASIDE[:] = units.load(source, filename, module.__dict__)
+        return module, None
     try:
         spec.loader.exec_module(module)
-    except SyntaxError as exc:
-        where = f"{os.path.basename(exc.filename or filename)}:{exc.lineno}"
-        return None, {"status": "import_error", "type": type(exc).__name__, "message": _short(exc.msg),
-                      "where": where, "line": _short((exc.text or "").rstrip(), 300)}
     except BaseException as exc:  # SystemExit, KeyboardInterrupt: all are the student's import failing
         frames = _student_frames(exc.__traceback__, filename)
         return None, {"status": "import_error", "type": type(exc).__name__, "message": _short(exc),
@@ -83,7 +94,10 @@ def call(module, filename, request, arrays):
     name = request.get("func")
     func = getattr(module, name, None)
     if not callable(func):
-        return {"status": "missing", "func": name}, []
+        aside = next((r for r in SET_ASIDE if name in r["defines"]), None)
+        if aside is not None:
+            return {"status": "set_aside", "func": name, **aside}, []
+        return {"status": "missing", "func": name, "set_aside": [r for r in SET_ASIDE if not r["defines"]]}, []
     args = [arrays[a["array"]] if "array" in a else a["value"] for a in request.get("args", [])]
     try:
         result = func(*args)

@@ -100,8 +100,9 @@ def _verdict(run, submission, exercise, suites, pictures_dir):
                 picture = pictures.draw_for(submission, exercise, pictures_dir).path
             except Exception as exc:
                 text += f"(no picture: {exc})\n"
+    failed = [r.name.split("::", 1)[-1] for r in run.results if not r.passed]
     return text, {"exercise": exercise, "suites": suites, "score": score, "max_score": possible,
-                  "problems": run.problems, "picture": str(picture) if picture else None}
+                  "problems": run.problems, "picture": str(picture) if picture else None, "failed": failed}
 
 
 def grade_plan(plan_file, timeout, expected=None):

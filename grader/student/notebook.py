@@ -8,7 +8,8 @@ warning on stderr, and nbgrader scores a cell that writes to stderr 0.
 
     grade("compute_dk", ["public"])   a test cell: runs the graded tests of one exercise on the saved answers
                                       in a subprocess (python -m grader cell) and returns the points, which
-                                      nbgrader takes as the cell's partial credit
+                                      nbgrader takes as the cell's partial credit; under nbgrader's Validate
+                                      it passes when every public test passes and fails naming the others
 
 Student code never runs in the kernel: an `os._exit`, a crash or an endless loop ends the grading subprocess
 (or its worker) and costs the cells that call it, not the whole notebook (a dead kernel fails every cell).
@@ -21,11 +22,14 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from grader.common.layout import KERNEL_FILE
+from grader.sandbox.units import cell_marker
 
 ANSWERS = {}  # answer name -> cell text, in the order first run (the notebook's order at autograde)
+SAVED_AT = {}  # answer name -> when its cell was last run (time.strftime), for the test cells to say
 PRELUDE = '"""attention.py, assembled from the notebook\'s answer cells."""\n\nimport numpy as np\n'
 SCORE_LINE = "grader-cell-score:"  # the last line grader/student/cell.py prints
 ANSWER_LINE = re.compile(r"^%%answer\s+(\S+)\s*$")  # an answer cell's first line; group 1: the answer's name
@@ -40,6 +44,7 @@ def answer(line, cell):
         print("%%answer needs a name, e.g. %%answer compute_dk")
         return
     ANSWERS[name] = cell
+    SAVED_AT[name] = time.strftime("%H:%M:%S")
     print(f"saved your answer {name} ({len(cell.splitlines())} lines); the test cell below grades it")
 
 
@@ -65,7 +70,9 @@ def write_submission(folder, answers=None):
     order) and microgpt_cuda.cu."""
     folder = Path(folder)
     answers = ANSWERS if answers is None else answers
-    python = [text for name, text in answers.items() if not name.endswith(".cu")]
+    # each answer behind its cell's marker: the worker runs the cells one by one, so a cell that does not compile
+    # or run costs only its own exercises, and messages name the cell and the line in it (grader/sandbox/units.py)
+    python = [f"{cell_marker(name)}\n{text}" for name, text in answers.items() if not name.endswith(".cu")]
     (folder / "attention.py").write_text(PRELUDE + "\n\n" + "\n\n".join(python) + "\n")
     if KERNEL_FILE in answers:
         (folder / KERNEL_FILE).write_text(answers[KERNEL_FILE])
@@ -98,40 +105,88 @@ def _graded_before(folder, exercise, suites):
     return found
 
 
-def grade(exercise, suites=("public",)):
-    """Grade one exercise on the saved answers; print the report; return the points earned."""
-    root = grader_root()
-    with tempfile.TemporaryDirectory(prefix="answers-") as submission:
-        write_submission(submission)
-        before = _graded_before(submission, exercise, suites)
-        if before is not None:
-            print(before["report"].rstrip())
-            _show_picture(before["verdict"].get("picture"))
-            return float(before["verdict"]["score"])
-        cmd = [sys.executable, "-m", "grader", "cell", "--submission", submission, "--exercise", exercise,
-               "--pictures", str(Path.cwd() / "grade-report")]
-        for suite in suites:
-            cmd += ["--suite", suite]
-        # stderr joins stdout: a build warning or a torch message must not zero the cell
-        try:
-            proc = subprocess.run(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                  timeout=CELL_TIMEOUT, stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            print(f"{exercise}: grading took longer than {CELL_TIMEOUT} s and was stopped: 0 points")
-            return 0.0
+def _hidden_points_note(exercise, suites, verdict, points):
+    """In the student's notebook only the public tests run: say what the hidden ones are worth."""
+    remaining = (points or 0) - float(verdict.get("max_score") or 0)
+    if "hidden" not in suites and remaining > 0:
+        print(f"{exercise}: these are the public tests; the instructor's hidden tests add {remaining:g} more "
+              f"points (of {points:g}) when your notebook is graded")
+
+
+def _which_answer(exercise):
+    """Which saved answer the test cell grades, in words; None when the exercise's answer cell was never run."""
+    name = "microgpt_cuda.cu" if exercise == "cuda_kernel" else exercise
+    if name not in ANSWERS:
+        return None
+    return f"grading your answer {name} as saved at {SAVED_AT.get(name, '?')} (run its cell again after a change)"
+
+
+def _cache_dir():
+    """Where the grading subprocess keeps kernel builds and bytecode: never the student's folder."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "causal-attention-grader"
+
+
+def _run_cell_grader(submission, exercise, suites, pictures):
+    """`python -m grader cell` on the saved answers: (verdict or None, report text)."""
+    cmd = [sys.executable, "-m", "grader", "cell", "--submission", submission, "--exercise", exercise,
+           "--pictures", str(pictures)]
+    for suite in suites:
+        cmd += ["--suite", suite]
+    cache = _cache_dir()
+    env = dict(os.environ, GRADER_CACHE_DIR=str(cache), PYTHONPYCACHEPREFIX=str(cache / "pycache"))
+    # stderr joins stdout: a build warning or a torch message must not zero the cell
+    try:
+        proc = subprocess.run(cmd, cwd=grader_root(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=CELL_TIMEOUT, stdin=subprocess.DEVNULL, env=env)
+    except subprocess.TimeoutExpired:
+        return None, f"{exercise}: grading took longer than {CELL_TIMEOUT} s and was stopped: 0 points"
     # the score is the last line the grader prints (the student's own output never reaches this pipe)
     report, _, last = proc.stdout.rstrip().rpartition("\n")
     try:
         assert last.startswith(SCORE_LINE)
         verdict = json.loads(last[len(SCORE_LINE):])
-        score = float(verdict["score"])
+        float(verdict["score"])
     except (AssertionError, ValueError, KeyError, TypeError):
-        print(proc.stdout.rstrip())
-        print(f"{exercise}: the grader stopped (exit code {proc.returncode}) before scoring: 0 points")
-        return 0.0
-    print(report)
-    _show_picture(verdict.get("picture"))
-    return score
+        return None, (proc.stdout.rstrip() + f"\n{exercise}: the grader stopped (exit code {proc.returncode}) "
+                      "before scoring: 0 points")
+    return verdict, report
+
+
+def grade(exercise, suites=("public",), points=None):
+    """Grade one exercise on the saved answers; print the report; return the points earned. points: what the
+    exercise is worth in all, public and hidden tests (the test cell says)."""
+    if not os.environ.get("NBGRADER_EXECUTION"):  # the student's own run: say which answer this is
+        which = _which_answer(exercise)
+        print(which or f"{exercise}: its answer cell has not been run in this notebook yet: run the cell that "
+                        "starts with %%answer, then this one")
+    print(f"{exercise}: running the {' and '.join(suites)} tests ...", flush=True)
+    with tempfile.TemporaryDirectory(prefix="answers-") as submission:
+        write_submission(submission)
+        before = _graded_before(submission, exercise, suites)
+        if before is not None:
+            verdict, report = before["verdict"], before["report"]
+        else:
+            verdict, report = _run_cell_grader(submission, exercise, suites, Path(submission) / "pictures")
+        print(report.rstrip())
+        if verdict is None:
+            return 0.0
+        _hidden_points_note(exercise, suites, verdict, points)
+        _show_picture(verdict.get("picture"))  # embedded now, before the temporary folder goes
+    return _validated(exercise, verdict)
+
+
+def _validated(exercise, verdict):
+    """The cell's value: the points, nbgrader's partial credit at autograde. Under nbgrader's Validate, where
+    partial credit always counts as a failure, the cell passes (returns nothing) when every test passed and
+    fails naming the tests that did not."""
+    score = float(verdict["score"])
+    if os.environ.get("NBGRADER_EXECUTION") != "validate":
+        return score
+    if score >= float(verdict.get("max_score") or 0):
+        return None
+    failed = ", ".join(verdict.get("failed") or []) or "see the report above"
+    raise AssertionError(f"{exercise}: {score:g} / {float(verdict['max_score']):g}; failing: {failed}")
 
 
 def _show_picture(path):

@@ -22,6 +22,7 @@ class TestResult:
     skipped: bool = False  # a check that cannot run here (no nvcc, say): worth no points, its reason shown
     duration: float = 0.0
     notes: list = field(default_factory=list)  # shown even when the test passes (runtime warnings, nvcc usage)
+    picture_kind: str = None  # the kind of input the test uses, when its picture needs one (@picture marker)
 
     @property
     def not_implemented(self):
@@ -70,6 +71,8 @@ class Collector:
             callspec = getattr(item, "callspec", None)
             folder = callspec.params.get("student", only) if callspec else only
             r = TestResult(test_key(item), exercise, float(points), _suite_of(item.nodeid), folder)
+            kind = item.get_closest_marker("picture")
+            r.picture_kind = kind.args[0] if kind is not None and kind.args else None
             self._by_id[item.nodeid] = r
             self.run.results.append(r)
         stagger(config, items)  # after the results are listed: they keep the lesson's order

@@ -69,6 +69,8 @@ def pytest_configure(config):
     shared_expected.use(config.getoption("--expected-cache"))
     config.addinivalue_line("markers", "exercise(name): the exercise a graded test belongs to")
     config.addinivalue_line("markers", "points(n): how many points a graded test is worth")
+    config.addinivalue_line("markers", "picture(kind): the kind of input a failure's picture is drawn from "
+                                       "(grader/report/pictures.py KINDS)")
 
 
 def pytest_collection_modifyitems(config, items):

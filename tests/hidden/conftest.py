@@ -2,13 +2,14 @@
 and its checks compare with the reference solution as well as with the float64 torch oracle."""
 
 import importlib.util
-import os
 from pathlib import Path
 
 import pytest
 
-# Not in the student release. An instructor may rotate it per term with GRADER_HIDDEN_SEED.
-HIDDEN_SEED = int(os.environ.get("GRADER_HIDDEN_SEED", "1796140357"))
+from grader.judge import hidden_seed
+
+# 128 random bits kept with the instructor, never in the repository (grader/judge/hidden_seed.py)
+HIDDEN_SEED = hidden_seed.seed()
 REFERENCE = Path(__file__).resolve().parents[2] / "solutions" / "attention.py"
 
 

@@ -50,6 +50,7 @@ def test_apply_causal_mask(student, rng, case, dtype):
 
 
 @graded("row_softmax", 2)
+@pytest.mark.picture("large_logits")
 @pytest.mark.parametrize("case,dtype", params(("andrea-float32", ANDREA, F32), ("T17-float64", T17, F64)))
 def test_row_softmax_large_logits(student, rng, reference, case, dtype):
     scores = inputs.masked_scores(rng, case, dtype, magnitude=3e4)

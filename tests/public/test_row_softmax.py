@@ -20,6 +20,7 @@ def test_unmasked_scores(student, rng, case, dtype):
     checks.check_row_softmax(student, inputs.scores(rng, case, dtype), what=case.label + ", no mask")
 
 
+@pytest.mark.picture("large_logits")
 @pytest.mark.parametrize("case,dtype", grid(("andrea", F32), ("T17", F64)))
 def test_large_logits_are_stable(student, rng, case, dtype):
     checks.check_row_softmax(student, inputs.masked_scores(rng, case, dtype, magnitude=1e4),

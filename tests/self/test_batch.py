@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import zipfile
 
 import pytest
@@ -109,3 +110,80 @@ def test_classroom_writes_its_result_line_for_the_same_grading(batch, tmp_path):
     assert {"name", "status", "score", "message", "test_code", "filename", "line_no", "duration"} <= \
         set(payload["tests"][0])
     assert f"GitHub Classroom: {sum(t['score'] for t in public):g} / {payload['max_score']:g}" in proc.stdout
+
+
+def _stub(path, body):
+    path.write_text("#!/usr/bin/env bash\n" + body)
+    path.chmod(0o755)
+
+
+@pytest.mark.parametrize("image, python3, chosen", [("ubuntu-22.04", "3.10", "python3.11"),
+                                                    ("ubuntu-24.04", "3.12", "python3")])
+def test_gradescope_setup_picks_a_python_for_the_pins_and_torch_s_cpu_wheel(tmp_path, image, python3, chosen):
+    """setup.sh run against stand-ins for apt-get, Python and pip that log their calls: on Gradescope's default
+    image (python3 3.10) it installs python3.11, on 24.04 it keeps python3; torch comes from the CPU-only index at
+    the pinned version, then the grading requirements and nothing else."""
+    from grader.course import gradescope
+    root, bin_ = tmp_path / "autograder", tmp_path / "bin"
+    (root / "source" / "requirements").mkdir(parents=True)
+    shutil.copy2(ROOT / "requirements" / "grading.txt", root / "source" / "requirements" / "grading.txt")
+    bin_.mkdir()
+    log = tmp_path / "log"
+    _stub(bin_ / "apt-get", f'echo "apt-get $*" >> {log}\n')
+    pip = f'#!/usr/bin/env bash\\necho "pip $*" >> {log}\\n'
+    venv = (f'if [ "$1" = -m ] && [ "$2" = venv ]; then echo "venv by $(basename $0)" >> {log}; mkdir -p "$3/bin"; '
+            f'printf \'{pip}\' > "$3/bin/pip"; chmod +x "$3/bin/pip"; exit 0; fi\n')
+    new_enough = tuple(map(int, python3.split("."))) >= (3, 11)
+    _stub(bin_ / "python3", venv + f'[ "$1" = -c ] && exit {0 if new_enough else 1}\n')  # setup.sh's version check
+    _stub(bin_ / "python3.11", venv)
+    setup = tmp_path / "setup.sh"
+    setup.write_text(gradescope.SETUP_SH)
+    env = {"PATH": f"{bin_}:/usr/bin:/bin", "AUTOGRADER_ROOT": str(root)}
+    proc = subprocess.run(["bash", str(setup)], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    calls = log.read_text().splitlines()
+    assert f"venv by {chosen}" in calls
+    assert ("apt-get install -y -qq python3.11 python3.11-venv" in calls) == (chosen == "python3.11")
+    pins = dict(line.split("==") for line in (ROOT / "requirements" / "grading.txt").read_text().splitlines()
+                if "==" in line)
+    pips = [c for c in calls if c.startswith("pip ")]
+    assert pips[0].endswith(f"--index-url {gradescope.TORCH_CPU_INDEX} torch=={pins['torch']}")
+    assert pips[1].endswith(f"-r {root}/source/requirements/grading.txt") and len(pips) == 2
+    assert "nbgrader" not in (ROOT / "requirements" / "grading.txt").read_text()  # no Jupyter stack on Gradescope
+
+
+def _run_autograder(tmp_path, upload):
+    """Gradescope's run_autograder from the zip, in an /autograder layout, on the uploaded files {name: text}."""
+    proc = run_grader("gradescope", "--out", tmp_path / "zip")
+    assert proc.returncode == 0, proc.stderr
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(tmp_path / "zip" / "autograder.zip") as z:
+        z.extractall(root / "source")
+    (root / "submission").mkdir(parents=True)
+    for name, text in upload.items():
+        (root / "submission" / name).write_text(text)
+    run = root / "source" / "run_autograder"
+    run.chmod(0o755)
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=sys.executable)
+    done = subprocess.run([str(run)], env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads((root / "results" / "results.json").read_text())
+
+
+def test_gradescope_grades_a_notebook_uploaded_by_mistake_from_its_answer_cells(tmp_path):
+    notebook = {"cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": "# the lesson"},
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": ["%%answer compute_dk\n", "def compute_dk(d_model, n_head):\n",
+                    "    if not all(type(v) is int and v > 0 for v in (d_model, n_head)) or d_model % n_head:\n",
+                    "        raise ValueError('no')\n", "    return d_model // n_head\n"]}],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    results = _run_autograder(tmp_path, {"attention.ipynb": json.dumps(notebook)})
+    earned = {t["tags"][0] for t in results["tests"] if t["score"] > 0}
+    assert earned == {"compute_dk"} and results["score"] > 0
+
+
+def test_gradescope_says_what_to_upload_when_nothing_gradable_was(tmp_path):
+    results = _run_autograder(tmp_path, {"notes.txt": "my answers are in my head"})
+    assert results["score"] == 0 and results["tests"] == []
+    assert "upload attention.py and microgpt_cuda.cu" in results["output"]

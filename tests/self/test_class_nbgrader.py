@@ -1,8 +1,10 @@
 """A small class, end to end with real nbgrader and a real Jupyter kernel: generate_assignment ->
 release_assignment -> each student fetch_assignment and submit through nbgrader's exchange -> collect and
 autograde (python -m grader autograde --collect: one nbgrader process per student, 2 at a time) ->
-generate_feedback -> export. Students: perfect, stub, partial (a known-wrong mask), malicious. One class run
-shared by all tests.
+generate_feedback -> export. Students: perfect, stub, partial (a known-wrong mask), malicious, and two whose one
+broken answer cell must cost only its own exercises: broken_cell (an unclosed parenthesis in scale_scores, and a
+kernel with one barrier missing) and no_magic (weighted_sum's cell without its %%answer line, running IPython at
+top level). One class run shared by all tests.
 
 It takes minutes (about 6 on a loaded 2-core machine: every test cell grades its exercise in full, public and
 hidden), more than `make test` can give it, so it runs with `make test-class` (GRADER_CLASS_TEST=1)."""
@@ -17,13 +19,15 @@ import pytest
 
 from grader.student import cell
 from grader.course import leaks
-from grader.dev.controls import REFERENCE, WRONG, Control, mutate
+from grader.dev.controls import REFERENCE, WRONG, Control, edit_kernel, mutate
 from grader.course.release import ASSIGNMENT, COURSE_ID, nbgrader_command, run_nbgrader
 from helpers import run_grader
 
 pytestmark = pytest.mark.skipif(not os.environ.get("GRADER_CLASS_TEST"),
                                 reason="the nbgrader class takes minutes: run it with make test-class")
 PERFECT, STUB, PARTIAL, MALICIOUS = "perfect", "stub", "partial", "malicious"
+BROKEN_CELL, NO_MAGIC = "broken_cell", "no_magic"
+STUDENTS = 6
 
 # Module-level code runs when the grader's worker imports the answers: it prints a fake score, forges results
 # files wherever a naive grader might look, and tries to overwrite the other students' notebooks by relative
@@ -102,8 +106,15 @@ def course(tmp_path_factory):
     wrong_module = mutate(REFERENCE.read_text(), wrong_mask.source)
     wrong_function = next(ast.get_source_segment(wrong_module, n) for n in ast.parse(wrong_module).body
                           if isinstance(n, ast.FunctionDef) and n.name == "apply_causal_mask")
+    missing_barrier = Control.load(WRONG / "kernel_missing_syncthreads.py")
+    unclosed = answers["answer_scale_scores"].replace("np.swapaxes(K, -1, -2))", "np.swapaxes(K, -1, -2)", 1)
+    assert unclosed != answers["answer_scale_scores"]
     students = {
         PERFECT: answers,
+        BROKEN_CELL: {**answers, "answer_scale_scores": unclosed,
+                      "answer_cuda_kernel": edit_kernel(answers["answer_cuda_kernel"], missing_barrier.kernel_edits)},
+        NO_MAGIC: {**answers, "answer_weighted_sum": answers["answer_weighted_sum"].split("\n", 1)[1]
+                   + "get_ipython().run_line_magic(\"time\", \"\")\n"},
         STUB: {},
         PARTIAL: {**answers, "answer_apply_causal_mask":
                   "%%answer apply_causal_mask\n" + wrong_function + "\n"},
@@ -129,7 +140,7 @@ def course(tmp_path_factory):
     _as_students(top, students, "submit", ASSIGNMENT)
     first = run_grader("autograde", "--course", course, "--jobs", "2", "--collect", timeout=1500)
     again = run_grader("autograde", "--course", course, "--jobs", "2", "--collect", timeout=600)
-    return course, first, again, wrong_mask
+    return course, first, again, (wrong_mask, missing_barrier)
 
 
 def _grades(course):
@@ -138,7 +149,7 @@ def _grades(course):
 
 
 def test_each_student_gets_the_grade_the_tests_give(course):
-    course, first, _, wrong_mask = course
+    course, first, _, (wrong_mask, missing_barrier) = course
     assert first.returncode == 0, first.stdout + first.stderr
     points = cell.points_by_exercise(["public", "hidden"])
     full = sum(points.values())
@@ -147,7 +158,12 @@ def test_each_student_gets_the_grade_the_tests_give(course):
     # malicious: a correct compute_dk; its row_softmax ends the process; scale_scores is a grade() that the
     # kernel never runs; the rest are stubs
     malicious = points["compute_dk"]
-    assert _grades(course) == {PERFECT: full, STUB: 0.0, PARTIAL: partial, MALICIOUS: malicious}
+    # one broken cell costs its own exercise and causal_attention, which calls it; the kernel its control's points
+    broken_cell = (full - points["scale_scores"] - points["causal_attention"]
+                   - (points["cuda_kernel"] - missing_barrier.scores["cuda_kernel"]))
+    no_magic = full - points["weighted_sum"] - points["causal_attention"]
+    assert _grades(course) == {PERFECT: full, STUB: 0.0, PARTIAL: partial, MALICIOUS: malicious,
+                               BROKEN_CELL: broken_cell, NO_MAGIC: no_magic}
     assert 0 < partial < full and 0 < malicious < full
 
 
@@ -196,9 +212,9 @@ def test_feedback_reveals_no_hidden_tests_or_solution_files(course):
 def test_rerun_skips_unchanged_submissions(course):
     _, first, again, _ = course
     assert again.returncode == 0, again.stdout + again.stderr
-    assert again.stdout.count("unchanged, skipped") == 4 and first.stdout.count("unchanged, skipped") == 0
+    assert again.stdout.count("unchanged, skipped") == STUDENTS and first.stdout.count("unchanged, skipped") == 0
     # the submissions came through nbgrader's exchange; a second collect finds nothing newer
-    assert "nbgrader collect: 4 new, 0 updated" in first.stdout
+    assert f"nbgrader collect: {STUDENTS} new, 0 updated" in first.stdout
     assert "nbgrader collect: 0 new, 0 updated" in again.stdout
 
 
@@ -216,4 +232,42 @@ def test_every_test_cell_showed_the_verdict_graded_ahead(course):
     """grader/course/pregrade.py predicted each test cell's answers (the malicious notebook's too, as the sanitizer left
     it), so every cell showed a verdict graded in one process instead of starting a grader of its own."""
     _, first, _, _ = course
-    assert first.stdout.count("(7 of 7 test cells graded ahead in one process)") == 4, first.stdout
+    assert first.stdout.count("(7 of 7 test cells graded ahead in one process)") == STUDENTS, first.stdout
+
+
+def test_a_broken_answer_cell_is_named_in_its_own_test_cell_only(course):
+    """The broken cell's test cell names the cell and the line within it; the other exercises' cells pass."""
+    course, _, _, _ = course
+    nb = json.loads((course / "autograded" / BROKEN_CELL / "attention" / "attention.ipynb").read_text())
+    shown = {c["metadata"]["nbgrader"]["grade_id"]: "".join(
+        "".join(o.get("text", "")) for o in c.get("outputs", []) if o["output_type"] == "stream")
+        for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade")}
+    assert "scale_scores: its answer cell does not run: SyntaxError at answer cell scale_scores, line" in \
+        shown["test_scale_scores"]
+    assert "attention.py" not in shown["test_scale_scores"]
+    for exercise in ("compute_dk", "apply_causal_mask", "row_softmax", "weighted_sum"):
+        assert "all tests pass" in shown[f"test_{exercise}"] and "SyntaxError" not in shown[f"test_{exercise}"]
+
+
+def _validate(folder):
+    """nbgrader's own Validate, as a student runs it in the folder they fetched (the public suite only)."""
+    env = {k: v for k, v in os.environ.items() if k != "GRADER_REPO"}
+    return subprocess.run([nbgrader_command(), "validate", "attention.ipynb"], cwd=folder, env=env,
+                          capture_output=True, text=True, timeout=1200, stdin=subprocess.DEVNULL)
+
+
+def test_validate_passes_a_correct_notebook_and_writes_nothing_beside_it(course):
+    course, _, _, _ = course
+    folder = course.parent / "home" / PERFECT / ASSIGNMENT
+    before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
+    proc = _validate(folder)
+    assert "Success! Your notebook passes all the tests." in proc.stdout, proc.stdout + proc.stderr
+    assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before  # no grade-report/, build/, caches
+
+
+def test_validate_fails_a_wrong_exercise_naming_its_tests(course):
+    course, _, _, _ = course
+    proc = _validate(course.parent / "home" / PARTIAL / ASSIGNMENT)
+    out = proc.stdout + proc.stderr
+    assert "VALIDATION FAILED" in out and "apply_causal_mask: " in out and "failing: test_" in out, out
+    assert "row_softmax: " not in out.split("VALIDATION FAILED", 1)[1]  # only the wrong exercise's cell fails

@@ -36,15 +36,24 @@ def test_results_json_follows_gradescope_schema(make_submission, tmp_path):
     assert "causal_attention is complete; it runs once the four functions it calls are filled in" in card
 
 
-def test_syntax_error_costs_every_exercise_and_says_where(make_submission, tmp_path):
-    results, card = grade_to_json(make_submission("import numpy as np\n\ndef compute_dk(d_model, n_head)\n"),
-                                  tmp_path)
-    assert results["score"] == 0
-    for t in results["tests"]:  # the folder has no kernel file: its tests say so, the others show the syntax error
-        kernel = t["tags"] == ["cuda_kernel"]
-        assert ("no microgpt_cuda.cu in" if kernel else "SyntaxError at attention.py:3") in t["output"]
-        assert t["extra_data"]["failure"] == ("missing" if kernel else "import_failed")
-    assert card.count("SyntaxError at attention.py:3") == len(PYTHON_EXERCISES)  # once per exercise, then "same as above"
+def test_a_syntax_error_costs_only_its_function_and_says_where(make_submission, tmp_path):
+    """The reference with an unclosed parenthesis in scale_scores: scale_scores (and causal_attention, which calls
+    it) lose their points, every other function is graded as usual, and the message names the line."""
+    reference = (ROOT / "solutions" / "attention.py").read_text()
+    broken = reference.replace("scores = np.matmul(Q, np.swapaxes(K, -1, -2))",
+                               "scores = np.matmul(Q, np.swapaxes(K, -1, -2)", 1)
+    assert broken != reference
+    line = broken.splitlines().index("    scores = np.matmul(Q, np.swapaxes(K, -1, -2)") + 1
+    results, card = grade_to_json(make_submission(broken), tmp_path)
+    totals = per_exercise(results)
+    assert totals["scale_scores"][0] == 0 and totals["causal_attention"][0] == 0
+    for ex in PYTHON_EXERCISES - {"scale_scores", "causal_attention"}:
+        assert totals[ex][0] == totals[ex][1] > 0, ex
+    for t in results["tests"]:
+        if t["tags"] == ["scale_scores"]:
+            assert f"scale_scores was set aside: SyntaxError at attention.py:{line}" in t["output"]
+            assert t["extra_data"]["failure"] == "import_failed"
+    assert card.count(f"SyntaxError at attention.py:{line}") == 1  # once, then "same as above"
 
 
 def test_missing_file_scores_zero_with_a_message(tmp_path):

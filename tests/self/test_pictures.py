@@ -89,6 +89,21 @@ def test_wrong_axis_softmax_has_columns_summing_to_one(control_folder, tmp_path)
     assert np.allclose(picture.student.sum(axis=-2), 1) and not np.allclose(picture.student.sum(axis=-1), 1)
 
 
+def test_an_overflowing_softmax_is_drawn_on_the_large_logits_it_failed(control_folder, tmp_path):
+    """It passes on normal logits and fails the large-logit tests (public and hidden, @picture("large_logits")):
+    its picture is drawn from large public logits, where it shows NaN, and the title says so."""
+    folder = control_folder("softmax_overflows")
+    normal = pictures.draw_for(folder, "row_softmax", tmp_path / "normal")
+    assert np.isfinite(normal.student).any() and not np.isnan(normal.student).any()  # nothing to see here
+    failing = [Graded(f"tests/hidden/x.py::t{n}", "row_softmax", 1.0, "hidden", "", passed=n == 0,
+                      failure=None if n == 0 else Kind.WRONG_VALUES, picture_kind=None if n == 0 else "large_logits")
+               for n in range(2)]
+    drawn = pictures.draw_after_grading(failing, folder, tmp_path / "failing")
+    assert np.isnan(drawn["row_softmax"].student).any()
+    assert "NaN or +inf" in pictures._row_sums(drawn["row_softmax"].student, True)
+    assert pictures._row_sums(np.full((4, 4), np.nan), True) == "\nevery weight is NaN or +inf"
+
+
 def test_kernel_mask_off_by_one_shows_weights_on_the_next_position(control_folder, tmp_path):
     from matplotlib.image import imread
     picture = pictures.draw_for(control_folder("kernel_mask_off_by_one"), "cuda_kernel", tmp_path)

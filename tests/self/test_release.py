@@ -69,7 +69,7 @@ def test_source_notebook_has_nbgrader_cells_and_release_has_stubs(released):
     kernel = next("".join(c["source"]) for c in release if "".join(c["source"]).startswith("%%answer microgpt"))
     assert "// YOUR CODE HERE" in kernel and "NotImplementedError" not in kernel  # a CUDA stub, not Python's
     test_cell = next("".join(c["source"]) for c in release if c["metadata"].get("nbgrader", {}).get("grade"))
-    assert 'grade("compute_dk", suites)' in test_cell
+    assert f'grade("compute_dk", suites, points={points["compute_dk"]:g})' in test_cell
 
 
 def test_course_config_names_the_exchange_and_the_kernel_guards(released):
@@ -154,7 +154,7 @@ def test_student_repository_with_the_reference_dropped_in_grades_it_whole(releas
 
     listed = subprocess.run([sys.executable, "-m", "grader", "--help"], cwd=student, capture_output=True, text=True)
     names = [line.split()[0] for line in listed.stdout.splitlines() if line.startswith("  ")]
-    assert names == ["grade", "classroom"], listed.stdout  # the instructor's and maintainer's tools stay behind
+    assert names == ["grade", "doctor", "classroom"], listed.stdout  # the instructor's and maintainer's tools stay behind
     for name in names:
         proc = subprocess.run([sys.executable, "-m", "grader", name, "--help"], cwd=student, capture_output=True,
                               text=True, timeout=120)

@@ -5,7 +5,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from grader.common.failures import BadReturn, NotImplementedYet, StudentCodeError, StudentRaised, WorkerFailed
+from grader.common.failures import (BadReturn, ImportFailed, NotImplementedYet, StudentCodeError, StudentRaised,
+                                    WorkerFailed)
 from grader.sandbox.client import Submission
 
 
@@ -48,10 +49,51 @@ def test_exception_reports_type_and_student_line(make_submission):
         assert "attention.py:4 in f: return x @ np.ones((5, 5))" in str(err.value)  # line 1 imports numpy
 
 
-def test_syntax_error_names_file_and_line(make_submission):
-    with submission(make_submission, "def f(x):\n    return x +\n") as sub:
-        with pytest.raises(StudentCodeError, match=r"could not be imported: SyntaxError at attention.py:3"):
+def test_a_syntax_error_sets_aside_only_its_function_and_names_file_and_line(make_submission):
+    with submission(make_submission, """
+        def f(x):
+            return x +
+
+        def g(x):
+            return (x * 2
+
+        @np.vectorize
+        def h(x):
+            return x + 1
+    """) as sub:
+        with pytest.raises(ImportFailed, match=r"f was set aside: SyntaxError at attention.py:4: .*\n    return x \+"):
             sub.call("f", np.ones(2))
+        with pytest.raises(ImportFailed, match=r"g was set aside: SyntaxError at attention.py:7: '\(' was never closed"):
+            sub.call("g", np.ones(2))
+        assert np.array_equal(sub.call("h", np.ones(2)), np.full(2, 2.0))  # graded as usual
+
+
+def test_a_forbidden_call_is_found_beside_a_broken_function(make_submission):
+    from grader.judge import forbidden
+    source = "import numpy as np\nimport torch\ndef scale_scores(Q, K):\n    return (Q\n\n" \
+             "def row_softmax(s):\n    return torch.softmax(s, -1)\n"
+    assert forbidden.find(source) == {"row_softmax": [(7, "torch.softmax")]}
+
+
+def test_answer_cells_are_separate_units_named_in_messages(tmp_path):
+    """A notebook's answers, assembled as the notebook does: a cell that does not compile and one that raises at
+    top level cost only their own functions; messages name the answer cell and the line within it."""
+    from grader.student import notebook
+    notebook.write_submission(tmp_path, {
+        "compute_dk": "def compute_dk(d_model, n_head):\n    return d_model // n_head\n",
+        "scale_scores": "def scale_scores(Q, K):\n    return (Q @ K.T\n",
+        "apply_causal_mask": "def apply_causal_mask(s):\n    return s\nget_ipython()\n",
+        "row_softmax": "def row_softmax(s):\n    e = np.exp(s)\n    return e / e.sum(-1, keepdims=True) + s.nope\n",
+    })
+    with Submission(tmp_path, timeout=20) as sub:
+        assert sub.call("compute_dk", 768, 12) == 64
+        with pytest.raises(ImportFailed, match=r"scale_scores: its answer cell does not run: SyntaxError at answer "
+                                               r"cell scale_scores, line 2: '\(' was never closed"):
+            sub.call("scale_scores", np.ones((2, 2)), np.ones((2, 2)))
+        with pytest.raises(ImportFailed, match=r"NameError at answer cell apply_causal_mask, line 3: .*get_ipython"):
+            sub.call("apply_causal_mask", np.ones((2, 2)))
+        with pytest.raises(StudentRaised, match=r"answer cell row_softmax, line 3 in row_softmax"):
+            sub.call("row_softmax", np.ones((2, 2)))
 
 
 def test_missing_package_and_missing_function(make_submission):

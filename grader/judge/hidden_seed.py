@@ -1,0 +1,38 @@
+"""The hidden suite's seed: 128 random bits, made on the instructor's machine, never a constant in the repository.
+
+Every hidden input mixes this seed with the test's name (grader/judge/inputs.py). A 32-bit constant in the
+repository could be found by trying every seed against sample values shown after publication; 128 bits kept
+with the instructor cannot. It lives in tests/hidden/hidden_seed.txt, which git ignores and which stays with the
+hidden suite: the grader fences it off from workers with the suite (grader/sandbox/isolation.py), the Gradescope
+zip carries it, the leak scan looks for it in anything a student gets, and the student release never has it.
+`make release` and `make gradescope` make it when it is missing (so does the hidden suite's first run);
+GRADER_HIDDEN_SEED overrides it, for instance to share one seed between an instructor's machines.
+"""
+
+import os
+import secrets
+
+from grader.common.layout import ROOT, SUITE_PATHS
+
+SEED_FILE = ROOT / SUITE_PATHS["hidden"] / "hidden_seed.txt"
+BITS = 128
+
+
+def ensure():
+    """The seed file, made (with a fresh random seed, readable by its owner only) if it is missing."""
+    if not SEED_FILE.exists():
+        SEED_FILE.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(SEED_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(f"{secrets.randbits(BITS)}\n")
+    return SEED_FILE
+
+
+def seed():
+    """The hidden seed: GRADER_HIDDEN_SEED if set, else the seed file's (made on first use)."""
+    if os.environ.get("GRADER_HIDDEN_SEED"):
+        return int(os.environ["GRADER_HIDDEN_SEED"])
+    try:
+        return int(ensure().read_text().strip())
+    except FileExistsError:  # another grading made it at the same moment
+        return int(SEED_FILE.read_text().strip())

@@ -1,0 +1,128 @@
+"""`python -m grader doctor` (make doctor): does this machine have everything grading needs?
+
+One line per need: ok, MISSING (grading cannot work fully) or warning (a check is skipped, or grading may run short
+of memory), with the command that fixes it. Students run it on their laptop or in a JupyterHub image; `make release`, `make autograde`
+and `make gradescope` run it first. Exits 1 when something required is missing.
+"""
+
+import importlib.metadata
+import re
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.common.layout import ROOT
+
+MIN_PYTHON = (3, 11)  # numpy 2.4, matplotlib 3.11 and nbgrader 0.9.6 need it
+MIN_MEMORY = 3 << 30  # a grading's peak is about 2.3 GB (the grader and one worker)
+PIN = re.compile(r"^([A-Za-z0-9_.\-]+)==([^\s;#]+)")
+
+
+@dataclass
+class Need:
+    name: str
+    ok: bool
+    required: bool
+    detail: str
+    fix: str = ""
+
+    @property
+    def status(self):
+        return "ok" if self.ok else ("MISSING" if self.required else "warning")
+
+
+def python_version():
+    ok = sys.version_info[:2] >= MIN_PYTHON
+    version = ".".join(map(str, sys.version_info[:3]))
+    want = ".".join(map(str, MIN_PYTHON))
+    return Need("Python", ok, True, f"{version} (needs {want} or newer)",
+                f"install Python {want}+ and rerun `make grade` (it makes .venv/ from `python3`)")
+
+
+def packages(requirements=ROOT / "requirements.txt"):
+    """Each pinned package at its pinned version (the student copy's requirements.txt pins fewer)."""
+    needs = []
+    if not Path(requirements).is_file():
+        return [Need("requirements.txt", False, True, f"not found in {Path(requirements).parent}",
+                     "run doctor from the repository (or the assignment's grading/ folder) that holds it")]
+    for line in Path(requirements).read_text().splitlines():
+        if line.startswith("-r "):  # requirements.txt includes requirements/*.txt
+            needs += packages(Path(requirements).parent / line[3:].strip())
+            continue
+        match = PIN.match(line.strip())
+        if not match:
+            continue
+        name, pinned = match.groups()
+        try:
+            found = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found = None
+        same = found is not None and found.split("+")[0] == pinned  # torch's CPU wheel is 2.13.0+cpu
+        detail = f"{found}" if same else f"{found or 'not installed'} (pinned: {pinned})"
+        needs.append(Need(name, same, True, detail,
+                          f"{sys.executable} -m pip install -r {requirements}"))
+    return needs
+
+
+def compiler_and_boost():
+    from grader.cuda import build
+    gxx = shutil.which("g++")
+    boost = next((Path(d) / build.BOOST_CONTEXT for d in build.INCLUDE_DIRS
+                  if (Path(d) / build.BOOST_CONTEXT).exists()), None)
+    return [Need("g++", gxx is not None, True, gxx or "not found (the kernel is built for the CPU with it)",
+                 "apt-get install g++"),
+            Need("Boost.Context", boost is not None, True,
+                 str(boost) if boost else "not found: the CPU runtime runs each CUDA thread as its fiber",
+                 "apt-get install libboost-context-dev")]
+
+
+def optional_tools():
+    nvcc = shutil.which("nvcc")
+    bwrap = shutil.which("bwrap")
+    return [Need("nvcc", nvcc is not None, False,
+                 nvcc or "not found: the check that the kernel compiles as real CUDA is skipped",
+                 "pip install nvidia-cuda-nvcc nvidia-cuda-runtime nvidia-cuda-crt"),
+            Need("bubblewrap", bwrap is not None, False, bwrap or "not found: workers are fenced in without it",
+                 "apt-get install bubblewrap")]
+
+
+def memory():
+    available = None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                available = int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    if available is None:
+        return Need("memory", True, False, "cannot tell (no /proc/meminfo)")
+    gib = available / (1 << 30)
+    return Need("memory", available >= MIN_MEMORY, False, f"{gib:.1f} GiB available (a grading needs about 2.3 GB)",
+                "close other programs, or give the machine (or the JupyterHub server) at least 3 GiB")
+
+
+def check():
+    return [python_version(), *packages(), *compiler_and_boost(), *optional_tools(), memory()]
+
+
+def add_arguments(parser):
+    parser.add_argument("--quiet", action="store_true", help="print only what is missing")
+
+
+def main(args):
+    needs = check()
+    width = max(len(n.name) for n in needs)
+    for need in needs:
+        if args.quiet and need.ok:
+            continue
+        line = f"{need.status:<8} {need.name:<{width}}  {need.detail}"
+        if not need.ok and need.fix:
+            line += f"\n{'':<8} {'':<{width}}  fix: {need.fix}"
+        print(line)
+    missing = [n.name for n in needs if n.required and not n.ok]
+    if missing:
+        print(f"grading needs: {', '.join(missing)} (see the fix lines above)")
+        return 1
+    print("everything grading needs is here" + ("" if all(n.ok for n in needs) else " (warnings aside)"))
+    return 0
