@@ -12,7 +12,7 @@ SUITE ?= public
 ARGS ?=
 EX ?=
 
-.PHONY: grade test test-corpus test-class exercises controls bench venv system-deps clean help release autograde gradescope doctor
+.PHONY: grade test test-corpus test-class exercises controls bench venv system-deps clean help release autograde gradescope doctor needs
 
 help:
 	@echo "make grade [SUBMISSION=DIR] [SUITE=public|hidden|all]  grade a submission (default: exercises/)"
@@ -68,17 +68,20 @@ bench: $(STAMP)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 COURSE ?= build/course
 
-# what an instructor's machine needs is checked first: a missing Boost is one clear line, not a failed build
 doctor: $(STAMP)
 	@$(PY) -m grader doctor
 
-release: $(STAMP) doctor
+# what an instructor's machine needs is checked first: a missing Boost is one clear line, not a failed build
+needs: $(STAMP)
+	@$(PY) -m grader doctor --quiet
+
+release: $(STAMP) needs
 	$(PY) -m grader release --course $(COURSE) $(ARGS)
 
-autograde: $(STAMP) doctor
+autograde: $(STAMP) needs
 	$(PY) -m grader autograde --course $(COURSE) --jobs $(JOBS) $(ARGS)
 
-gradescope: $(STAMP) doctor
+gradescope: $(STAMP) needs
 	$(PY) -m grader gradescope
 
 clean:

@@ -31,7 +31,7 @@ class ProgressShown:
             if line:
                 self.bar.console.print(line)
         elif line:
-            self.console.print(line)
+            self.console.print(line, soft_wrap=True)  # a log line stays one line, whatever the width
         elif description != self.last:
             self.console.print(f"{self.what} {description} ...")
         self.last = description

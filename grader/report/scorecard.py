@@ -11,10 +11,22 @@ from grader.suite.collect import EXERCISES
 
 MAX_MESSAGE_LINES = 14
 FULL_MESSAGES = 2  # failing tests per exercise shown in full
+# What to fill in, in each front end's terms: files for `make grade` and Gradescope, answer cells in the notebook.
 NOT_IMPLEMENTED_ADVICE = {
-    "cuda_kernel": "not implemented yet: fill in the kernels and causal_attention_forward in csrc/microgpt_cuda.cu",
-    "causal_attention": "not implemented yet: causal_attention is complete; it runs once the four functions "
-                        "it calls are filled in",
+    "files": {
+        "cuda_kernel": "not implemented yet: fill in the kernels and causal_attention_forward in "
+                       "csrc/microgpt_cuda.cu",
+        "causal_attention": "not implemented yet: causal_attention is complete; it runs once the four functions "
+                            "it calls are filled in",
+        None: "not implemented yet: fill in {ex} in attention.py",
+    },
+    "notebook": {
+        "cuda_kernel": "not implemented yet: fill in the kernels and causal_attention_forward in the answer cell "
+                       "that starts with %%answer microgpt_cuda.cu, and run it",
+        "causal_attention": "not implemented yet: causal_attention is complete; it runs once the four functions "
+                            "it calls are filled in",
+        None: "not implemented yet: fill in the answer cell %%answer {ex} and run it",
+    },
 }
 
 
@@ -48,6 +60,15 @@ def _clip(message):
     return "\n".join(lines)
 
 
+def _hint_key(line):
+    """What a hint line says, without its figures: `hint: the mask leaks the future: 12 entries` -> its first
+    clause; None for a line that is not a hint."""
+    text = line.strip()
+    if not text.startswith("hint:"):
+        return None
+    return text[len("hint:"):].split(":", 1)[0].strip()
+
+
 def _shown_path(path):
     """A picture's path relative to the current folder where it can be: short enough to copy."""
     path = Path(path).resolve()
@@ -57,9 +78,10 @@ def _shown_path(path):
         return str(path)
 
 
-def render(run, *, title, console=None, pictures=None):
+def render(run, *, title, console=None, pictures=None, front_end="files"):
     """Print the scorecard; pictures: {exercise: PNG path}, named under each failing exercise (and listed
-    at the end, for passing exercises drawn on request)."""
+    at the end, for passing exercises drawn on request); front_end: "files" or "notebook", whose words it uses."""
+    advice = NOT_IMPLEMENTED_ADVICE[front_end]
     pictures = pictures or {}
     console = console or Console(width=None if Console().is_terminal else 110, highlight=False)
     totals = exercise_totals(run.results)
@@ -90,12 +112,12 @@ def render(run, *, title, console=None, pictures=None):
             continue
         console.print(Text(f"\n{ex}: {_fmt(earned)} / {_fmt(possible)}", style="bold"))
         if all(r.not_implemented for r in failed) and len(failed) == len(rs):
-            console.print(f"  {NOT_IMPLEMENTED_ADVICE.get(ex, f'not implemented yet: fill in {ex} in attention.py')}")
+            console.print(f"  {advice.get(ex, advice[None]).format(ex=ex)}")
             continue
         if ex in pictures:
             console.print(Text(f"  picture: {_shown_path(pictures[ex])} (yours, the reference, the difference)",
                                style="cyan"), soft_wrap=True)
-        shown = set()
+        shown, hints_shown = set(), set()
         for n, r in enumerate(failed):
             test = escape(r.name.split("::", 1)[-1])
             if r.message in shown:  # the same message (an import error, say) once per exercise is enough
@@ -106,6 +128,9 @@ def render(run, *, title, console=None, pictures=None):
             lines = r.message.splitlines()
             if n >= FULL_MESSAGES:  # later failures: the headline and the hints, not every index again
                 lines = lines[:1] + [line for line in lines[1:] if line.lstrip().startswith("hint:")]
+            # a hint is said once per exercise: the same mistake on every case needs no repeating
+            lines = [line for line in lines if _hint_key(line) not in hints_shown]
+            hints_shown |= {_hint_key(line) for line in lines} - {None}
             console.print(Text("    " + _clip("\n".join(lines)).replace("\n", "\n    ")), soft_wrap=True)
     passing = [ex for ex in pictures if ex in totals and totals[ex][0] == totals[ex][1]]
     if passing:

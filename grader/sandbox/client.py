@@ -80,7 +80,7 @@ class Submission:
             if self.kernel_device == "gpu":
                 argv.append("--gpu")
         self._proc = subprocess.Popen(
-            [sys.executable, "-I", str(WORKER), *argv, *self._sandbox.worker_args()],
+            [sys.executable, "-I", "-B", str(WORKER), *argv, *self._sandbox.worker_args()],
             stdin=subprocess.PIPE, stdout=self._capture, stderr=self._capture, cwd=self._sandbox.folder,
             pass_fds=fds, start_new_session=True, env=self._sandbox.env(environment.worker_env()))
         for fd in fds:

@@ -1,6 +1,6 @@
 """The worker: the only process that imports and runs the student's code.
 
-Started by grader.sandbox.client as `python -I grader/sandbox/worker.py REPLY_FD FILE` (or
+Started by grader.sandbox.client as `python -I -B grader/sandbox/worker.py REPLY_FD FILE` (or
 `REPLY_FD --kernel LIBRARY FAULT_FD [--gpu]` to run a built CUDA kernel), with
 the submission's folder as working directory, requests arriving on stdin and
 stdout/stderr going to a capture file the grader reads. It imports the student's

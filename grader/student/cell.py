@@ -73,7 +73,7 @@ def report(run, exercise, console):
     hidden = [r for r in run.results if r.suite == "hidden"]
     if public:
         public_run = collect.Run(results=public, problems=run.problems)
-        scorecard.render(public_run, title=f"{exercise}: public tests", console=console)
+        scorecard.render(public_run, title=f"{exercise}: public tests", console=console, front_end="notebook")
     if hidden:
         earned, possible = sum(r.score for r in hidden), sum(r.points for r in hidden)
         failed = sum(not r.passed for r in hidden)

@@ -75,3 +75,16 @@ def test_inputs_are_never_all_zero_and_differ_per_test():
     c = inputs.qkv(inputs.rng_for("t1", 2), inputs.CASES["T17"], np.float32)[0]
     assert np.isfinite(a).all() and np.count_nonzero(a) == a.size
     assert not np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+def test_a_hint_is_said_once_per_exercise(tmp_path):
+    """The leaking mask fails every case with the same hint; the scorecard says it once."""
+    from grader.dev import controls
+    control = next(c for c in controls.all_controls() if c.name == "mask_leaks_future")
+    folder = tmp_path / "mask_leaks_future"  # not build/controls/: the controls' own test may be writing there
+    folder.mkdir()
+    (folder / "attention.py").write_text(controls.mutate(controls.REFERENCE.read_text(), control.source))
+    results, card = grade_to_json(folder, tmp_path, "--exercise", "apply_causal_mask", "--pictures", "none")
+    failing = [t for t in results["tests"] if t["status"] == "failed"]
+    assert sum("hint: the mask leaks the future" in t["output"] for t in failing) > 1  # every test has it
+    assert card.count("hint: the mask leaks the future") == 1
