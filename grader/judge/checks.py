@@ -52,7 +52,8 @@ class _Call:
 
 
 def _label(func, what, arr):
-    return f"{func} on {what}, {arr.dtype} input"
+    """What was graded, true to the input: its case, dtype and shape (scores are (..., T, T), not (..., T, d_k))."""
+    return f"{func} on {what}, {arr.dtype} input of shape {tuple(arr.shape)}"
 
 
 def check_scale_scores(student, Q, K, *, what, reference=None):

@@ -34,7 +34,7 @@ class Case:
 
 HEADS = ANDREA_120M["n_head"]
 CASES = {
-    "andrea": Case("ANDREA-120M: 12 heads x T=1024 x d_k=64", (HEADS,), 1024),
+    "andrea": Case("ANDREA-120M: 12 heads x T=1024", (HEADS,), 1024),  # d_k, or T again, the shape tells
     "andrea_batch2": Case("ANDREA-120M, batch of 2: 2 x 12 heads x T=1024 (4-D)", (2, HEADS), 1024),
     "one_head_2d": Case("one head as a 2-D array, T=17", (), 17),
     "T1": Case("T=1 (a single position)", (HEADS,), 1),
