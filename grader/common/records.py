@@ -5,6 +5,8 @@
 - notes: what a test wants the student to read even when it passes (a runtime warning, nvcc's register count).
   Checks call add_note(); the plugin hands each test's notes to its report with take_notes(); the scorecard prints
   each distinct note once per exercise and results.json carries them in the test's output.
+- failing inputs: a failed call's input cut to one head and the first positions, so the picture of a failing
+  public test shows the very input it failed on (the plugin passes on those of public tests only).
 """
 
 import time
@@ -12,6 +14,7 @@ from contextlib import contextmanager
 
 TIMINGS = {}
 _notes = []
+_failing_inputs = []  # (exercise, function, arguments cut for a picture) of the calls that failed in this test
 
 
 @contextmanager
@@ -27,6 +30,17 @@ def add_note(exercise, text):
     text = text.strip()
     if text and (exercise, text) not in _notes:
         _notes.append((exercise, text))
+
+
+def add_failing_input(exercise, func, args):
+    """A failing call's input, already cut to what a picture shows (grader/report/pictures.py draws from it)."""
+    _failing_inputs.append((exercise, func, args))
+
+
+def take_failing_inputs():
+    out = list(_failing_inputs)
+    _failing_inputs.clear()
+    return out
 
 
 def take_notes():

@@ -73,10 +73,7 @@ def public_inputs(exercise, kind=None):
     if exercise == "row_softmax":
         return "row_softmax", (inputs.masked_scores(rng, CASE, np.float64, magnitude=magnitude),)
     if exercise == "cuda_kernel":
-        Q, K, _ = inputs.qkv(rng, CASE, np.float32)
-        V = np.zeros_like(Q)
-        V[0, :, :T] = np.eye(T, dtype=np.float32)  # O = A V = [A | 0]: the kernel's weights, read back
-        return "causal_attention_forward", (Q, K, V)
+        return "causal_attention_forward", kernel_args(*inputs.qkv(rng, CASE, np.float32)[:2])
     raise ValueError(f"no picture for {exercise!r}: pictures exist for {', '.join(PICTURED)}")
 
 
@@ -118,10 +115,13 @@ def _built_kernel(submission_dir):
         raise BuildFailed(f"the kernel could not be built: {str(exc).splitlines()[0] if str(exc) else exc}")
 
 
-def draw_for(submission_dir, exercise, out_dir, timeout=DEFAULT_TIMEOUT, kind=None):
-    """Run the student's exercise on its public picture input (of that kind) and write out_dir/<exercise>.png;
+def draw_for(submission_dir, exercise, out_dir, timeout=DEFAULT_TIMEOUT, kind=None, given=None):
+    """Run the student's exercise on its public picture input (of that kind), or on `given` (function, arguments:
+    the failing public test's own input, cut to one head and T positions), and write out_dir/<exercise>.png;
     return the Picture (its path is None, and why_not says why, when the student's code gave nothing to draw)."""
-    func, args = public_inputs(exercise, kind)
+    func, args = given or public_inputs(exercise, kind)
+    if given and exercise == "cuda_kernel":
+        args = kernel_args(*args)
     picture = Picture(exercise, reference_matrix(exercise, args))
     picture.student, picture.why_not = student_matrix(submission_dir, exercise, func, args, timeout)
     if picture.student is not None:
@@ -130,6 +130,14 @@ def draw_for(submission_dir, exercise, out_dir, timeout=DEFAULT_TIMEOUT, kind=No
         picture.path = out_dir / f"{exercise}.png"
         picture.panels = _render(picture, picture.path)
     return picture
+
+
+def kernel_args(Q, K):
+    """(Q, K, V) with V = identity in its first T columns: O = A V = [A | 0], the kernel's weights, read back."""
+    Q, K = Q.astype(np.float32), K.astype(np.float32)
+    V = np.zeros_like(Q)
+    V[0, :, :T] = np.eye(T, dtype=np.float32)
+    return Q, K, V
 
 
 def worth_drawing(results):
@@ -148,10 +156,11 @@ def draw_after_grading(results, submission_dir, out_dir, which="failing"):
             continue
         (Path(out_dir) / f"{exercise}.png").unlink(missing_ok=True)
         if which == "all" or (which == "failing" and worth_drawing(rs)):
-            kind = next((r.picture_kind for r in rs if not r.passed and r.failure is not None
-                         and r.failure.drawable), None)
+            failing = [r for r in rs if not r.passed and r.failure is not None and r.failure.drawable]
+            kind = next((r.picture_kind for r in failing if r.picture_kind), None)
+            given = next((r.picture_input for r in failing if r.picture_input), None)  # public tests only
             try:
-                pictures[exercise] = draw_for(submission_dir, exercise, out_dir, kind=kind)
+                pictures[exercise] = draw_for(submission_dir, exercise, out_dir, kind=kind, given=given)
             except Exception as exc:  # a picture is an extra: a failure to draw one must not cost the scorecard
                 print(f"grader: could not draw the picture of {exercise} (please report it): {exc!r}",
                       file=sys.stderr)

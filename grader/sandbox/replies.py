@@ -60,7 +60,11 @@ def set_aside(func, filename, header):
 
 
 def missing(func, filename, header):
-    text = f"{filename} has no function named {func}: keep its name and signature"
+    if header.get("cells"):  # assembled from a notebook: the student knows cells, not attention.py
+        text = (f"no answer defines {func}: run its answer cell (the one that starts with %%answer), and keep the "
+                "function's name and signature")
+    else:
+        text = f"{filename} has no function named {func}: keep its name and signature"
     for aside in header.get("set_aside") or []:  # a broken stretch that defines nothing we could name
         text += f"\n  (set aside, so nothing in it was defined: {aside.get('type')} at {aside.get('where')}: " \
                 f"{aside.get('message')})"

@@ -97,7 +97,8 @@ def call(module, filename, request, arrays):
         aside = next((r for r in SET_ASIDE if name in r["defines"]), None)
         if aside is not None:
             return {"status": "set_aside", "func": name, **aside}, []
-        return {"status": "missing", "func": name, "set_aside": [r for r in SET_ASIDE if not r["defines"]]}, []
+        return {"status": "missing", "func": name, "set_aside": [r for r in SET_ASIDE if not r["defines"]],
+                "cells": any(unit.cell for unit in LAYOUT)}, []
     args = [arrays[a["array"]] if "array" in a else a["value"] for a in request.get("args", [])]
     try:
         result = func(*args)

@@ -6,7 +6,7 @@ import pytest
 
 from grader.common.layout import EXERCISES
 from grader.common.failures import Kind
-from grader.suite.plugin import ROOT, graded_info, stagger, submissions, test_key
+from grader.suite.plugin import ROOT, graded_info, stagger, submissions, suite_of, test_key
 
 
 @dataclass
@@ -23,6 +23,7 @@ class TestResult:
     duration: float = 0.0
     notes: list = field(default_factory=list)  # shown even when the test passes (runtime warnings, nvcc usage)
     picture_kind: str = None  # the kind of input the test uses, when its picture needs one (@picture marker)
+    picture_input: tuple = None  # a failing public test's input, cut for its picture: (function, arguments)
 
     @property
     def not_implemented(self):
@@ -37,10 +38,6 @@ class TestResult:
 class Run:
     results: list = field(default_factory=list)
     problems: list = field(default_factory=list)  # the grader's own failures: collection errors, bad markers
-
-
-def _suite_of(nodeid):
-    return "hidden" if "/hidden/" in "/" + nodeid else "public"
 
 
 class Collector:
@@ -70,7 +67,7 @@ class Collector:
                 self.run.problems.append(f"{item.nodeid}: unknown exercise {exercise!r}")
             callspec = getattr(item, "callspec", None)
             folder = callspec.params.get("student", only) if callspec else only
-            r = TestResult(test_key(item), exercise, float(points), _suite_of(item.nodeid), folder)
+            r = TestResult(test_key(item), exercise, float(points), suite_of(item.nodeid), folder)
             kind = item.get_closest_marker("picture")
             r.picture_kind = kind.args[0] if kind is not None and kind.args else None
             self._by_id[item.nodeid] = r
@@ -91,6 +88,8 @@ class Collector:
         if report.when == "call":
             r.passed = report.passed
             r.notes = [value for name, value in report.user_properties if name == "note"]
+            r.picture_input = next((value for name, value in report.user_properties if name == "picture_input"),
+                                   None)
         if report.skipped:
             r.skipped, r.points, r.passed = True, 0.0, True
             reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)

@@ -99,6 +99,11 @@ def stagger(config, items):
     items[:] = staggering.rotated(items, place)
 
 
+def suite_of(nodeid):
+    """"public" or "hidden": which suite a test belongs to (the hidden suite's inputs never reach a picture)."""
+    return "hidden" if "/hidden/" in "/" + nodeid else "public"
+
+
 def graded_info(item):
     """(exercise, points) of a graded test, or None for an ungraded one."""
     ex, pts = item.get_closest_marker("exercise"), item.get_closest_marker("points")
@@ -227,6 +232,9 @@ def pytest_runtest_makereport(item, call):
         report.user_properties.extend([("exercise", info[0]), ("points", info[1])])
     if call.when == "call":
         report.user_properties.extend(("note", text) for _, text in records.take_notes())
+        failing = records.take_failing_inputs()
+        if failing and suite_of(item.nodeid) == "public":  # a hidden input never reaches a picture
+            report.user_properties.append(("picture_input", failing[0][1:]))
     if call.excinfo is not None and call.excinfo.errisinstance(StudentCodeError):
         report.longrepr = str(call.excinfo.value)  # the student's message, not a traceback of the grader
         report.user_properties.append(("failure", call.excinfo.value.kind))

@@ -159,3 +159,24 @@ def test_a_picture_that_cannot_be_drawn_costs_only_the_picture(monkeypatch, tmp_
     assert pictures.draw_after_grading(_results("row_softmax", False, "3 of 9 elements wrong", Kind.WRONG_VALUES), ROOT / "solutions",
                                        tmp_path) == {}
     assert "could not draw the picture of row_softmax" in capsys.readouterr().err
+
+
+def test_a_failing_public_test_is_drawn_on_its_own_input(control_folder, tmp_path):
+    """The check keeps the failing call's input, cut to one head and the first 32 positions; the picture is drawn
+    on it (the plugin hands on those of public tests only)."""
+    from grader.common import records
+    from grader.judge import checks, inputs, oracle
+    from grader.judge.compare import WrongAnswer
+    from grader.sandbox.client import Submission
+    from grader.suite.plugin import suite_of
+    records.take_failing_inputs()
+    scores = inputs.scores(inputs.rng_for("own-input", 7), inputs.CASES["andrea"], np.float32)
+    with Submission(control_folder("mask_leaks_future"), timeout=60) as sub:
+        with pytest.raises(WrongAnswer):
+            checks.check_causal_mask(sub, scores, what="ANDREA-120M")
+    [(exercise, func, args)] = records.take_failing_inputs()
+    assert (exercise, func) == ("apply_causal_mask", "apply_causal_mask") and args[0].shape == (1, 32, 32)
+    assert np.array_equal(args[0][0], scores[0, :32, :32])
+    picture = pictures.draw_for(control_folder("mask_leaks_future"), exercise, tmp_path, given=(func, args))
+    assert np.array_equal(picture.reference, oracle.apply_causal_mask(args[0])[0])
+    assert suite_of("tests/hidden/test_hidden_attention.py::t") == "hidden"  # whose inputs are never kept

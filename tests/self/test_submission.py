@@ -94,6 +94,9 @@ def test_answer_cells_are_separate_units_named_in_messages(tmp_path):
             sub.call("apply_causal_mask", np.ones((2, 2)))
         with pytest.raises(StudentRaised, match=r"answer cell row_softmax, line 3 in row_softmax"):
             sub.call("row_softmax", np.ones((2, 2)))
+        with pytest.raises(StudentCodeError, match=r"no answer defines weighted_sum: run its answer cell") as err:
+            sub.call("weighted_sum", np.ones((2, 2)), np.ones((2, 2)))
+        assert "attention.py" not in str(err.value)
 
 
 def test_missing_package_and_missing_function(make_submission):
