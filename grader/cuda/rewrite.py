@@ -41,13 +41,29 @@ def _function_bodies(source, pattern):
         yield m.group(1), source[start:i + 1]
 
 
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)((?:[^\n]*\\\n)*[^\n]*)", re.M)
+
+
+def _blocking(source):
+    """A pattern for what can wait: the CUDA calls, and every macro whose expansion reaches one (transitively:
+    `#define BLOCK_SYNC() __syncthreads()`, or a macro built on that one)."""
+    names, macros = set(), {m.group(1): m.group(2) for m in _DEFINE.finditer(source)}
+    while True:
+        pattern = _BLOCKING if not names else re.compile(_BLOCKING.pattern + r"|\b(" + "|".join(sorted(names)) + r")\b")
+        more = {name for name, body in macros.items() if name not in names and pattern.search(body)}
+        if not more:
+            return pattern
+        names |= more
+
+
 def never_wait(source):
     """Kernels whose threads can never wait (no barrier or warp collective in the kernel, nor in any __device__
-    function of the file): the runtime runs their threads one after another with no fibers at all."""
+    function of the file, nor behind a macro): the runtime runs their threads one after another with no fibers."""
+    blocking = _blocking(source)
     device_code = "".join(body for _, body in _function_bodies(source, re.compile(r"__device__[^;{(]*?(\w+)\s*\(")))
-    if _BLOCKING.search(device_code):
+    if blocking.search(device_code):
         return set()
-    return {name for name, body in _function_bodies(source, _GLOBAL) if not _BLOCKING.search(body)}
+    return {name for name, body in _function_bodies(source, _GLOBAL) if not blocking.search(body)}
 
 
 def rewrite(source, filename):

@@ -181,6 +181,36 @@ def test_reference_kernels_match_the_oracle(version, BH, T, d_k):
     np.testing.assert_allclose(O, oracle.causal_attention(Q, K, V), rtol=0, atol=1e-5)
 
 
+MACRO_BARRIER = """\
+#include <cuda_runtime.h>
+#define BLOCK_SYNC() __syncthreads()
+#define LOAD_THEN_SYNC(tile, src) do { tile[threadIdx.x] = (src)[threadIdx.x]; BLOCK_SYNC(); } while (0)
+__global__ void reverse(const float* Q, float* O) {
+    __shared__ float tile[32];
+    LOAD_THEN_SYNC(tile, Q);
+    O[threadIdx.x] = tile[31 - threadIdx.x];
+}
+extern "C" void causal_attention_forward(const float* Q, const float* K, const float* V, float* O,
+                                         int BH, int T, int d_k) {
+    reverse<<<1, 32>>>(Q, O);
+}
+"""
+
+
+def test_a_barrier_behind_a_macro_runs_as_a_barrier(tmp_path):
+    """A kernel whose only barrier is written through a macro (itself behind another): classified as waiting, it
+    runs with a real barrier (it used to stop with "internal: a kernel classified as never waiting reached a
+    barrier")."""
+    (tmp_path / "macro.cu").write_text(MACRO_BARRIER)
+    lib = ctypes.CDLL(str(cuda_build.build(tmp_path / "macro.cu")))
+    lib.cuda_cpu_launch_error.restype = ctypes.c_char_p
+    Q = np.arange(32, dtype=np.float32).reshape(1, 1, 32)
+    O = np.full(Q.shape, np.nan, np.float32)
+    lib.causal_attention_forward(ptr(Q), ptr(Q), ptr(Q), ptr(O), 1, 1, 32)
+    assert lib.cuda_cpu_launch_error() == b""
+    assert np.array_equal(O.reshape(-1), Q.reshape(-1)[::-1])
+
+
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed here: the CUDA compile check is skipped")
 def test_reference_compiles_with_nvcc(tmp_path):
     proc = subprocess.run(["nvcc", "-arch=sm_90", "--resource-usage", "-c", str(REFERENCE), "-o",
@@ -215,6 +245,10 @@ def test_kernels_that_never_wait_are_found_conservatively():
     # a __device__ helper that waits could be called from any kernel: then no kernel runs without fibers
     assert cuda_rewrite.never_wait(src + "__device__ void sync() { __syncthreads(); }\n") == set()
     assert "cuda_cpu::launch_never_waits(a," in cuda_rewrite.rewrite(src + "void h(float* x) { a<<<1, 32>>>(x); }", "k.cu")
+    # a barrier behind a macro, or behind a macro built on that one, still waits
+    macros = ("#define BLOCK_SYNC() __syncthreads()\n#define STEP(x) do { x = 1; \\\n  BLOCK_SYNC(); } while (0)\n"
+              "__global__ void d(float* x) { STEP(x[0]); }\n__global__ void e(float* x) { BLOCK_SYNC(); }\n")
+    assert cuda_rewrite.never_wait(src + macros) == {"a"}
 
 
 # One kernel, one bug per BH (the entry point's signature is fixed, so BH picks the mode); each run goes through
