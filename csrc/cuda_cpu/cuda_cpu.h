@@ -87,7 +87,8 @@ struct Coordinates {  // (named so as not to collide with the threadIdx... macro
 extern thread_local Coordinates* here;
 
 void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, bool never_waits = false);
-void* block_shared(int id, size_t bytes, size_t align, const char* name, int line);
+// site: one address per __shared__ declaration and per template instantiation (a static in a lambda there)
+void* block_shared(const void* site, size_t bytes, size_t align, const char* name, int line);
 void* dynamic_shared_base(const char* name);
 void syncthreads(int line);
 void syncwarp(unsigned mask, int line);
@@ -95,8 +96,8 @@ uint64_t warp_exchange(unsigned mask, uint64_t payload, int src_lane, int line);
 void set_error(cudaError_t err, const char* message);
 
 template <class T>
-T& shared_var(int id, const char* name = "?", int line = 0) {
-    return *static_cast<T*>(block_shared(id, sizeof(T), alignof(T), name, line));
+T& shared_var(const void* site, const char* name = "?", int line = 0) {
+    return *static_cast<T*>(block_shared(site, sizeof(T), alignof(T), name, line));
 }
 
 template <class T>

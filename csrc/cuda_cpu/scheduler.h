@@ -39,7 +39,7 @@ struct Thread {
 struct Block {
     std::vector<Thread> threads;
     struct Slot {
-        int id;
+        const void* site;  // the declaration (and template instantiation) it belongs to
         size_t offset, bytes;
         const char* name;
         int line;

@@ -56,10 +56,10 @@ void check_shared_red_zones(Block& b, uint3 bidx) {
     if (!gap_ok(from, from + kRedZone)) report("past the end of", prev_name, prev_line, prev_bytes);
 }
 
-void* block_shared(int id, size_t bytes, size_t align, const char* name, int line) {
+void* block_shared(const void* site, size_t bytes, size_t align, const char* name, int line) {
     Block& b = *block;
     for (const Block::Slot& s : b.shared_slots)
-        if (s.id == id) return b.arena + s.offset;
+        if (s.site == site) return b.arena + s.offset;
     size_t offset = (b.shared_used + align - 1) / align * align;
     if (b.shared_counted + bytes > kSharedArenaBytes || b.shared_slots.size() >= kMaxSharedSlots ||
         offset + bytes + kRedZone > kArenaBytes) {  // the launch fails; its results are not used
@@ -67,7 +67,7 @@ void* block_shared(int id, size_t bytes, size_t align, const char* name, int lin
         return b.arena;
     }
     std::memset(b.arena + b.shared_used, kPoison, offset + bytes + kRedZone - b.shared_used);
-    b.shared_slots.push_back({id, offset, bytes, name, line});
+    b.shared_slots.push_back({site, offset, bytes, name, line});
     b.shared_counted += bytes;
     b.shared_used = offset + bytes + kRedZone;
     return b.arena + offset;

@@ -3,7 +3,7 @@
 It keeps every line where it was (and starts with `#line 1 "<file>"`), so g++'s messages name the student's own
 file and line. It changes only what no header can express:
     kernel<<<grid, block[, shmem[, stream]]>>>(args)  ->  cuda_cpu::launch(kernel, cuda_cpu::config(grid, block...), args)
-    __shared__ float tile[64][65];  ->  auto& tile = cuda_cpu::shared_var<float[64][65]>(__COUNTER__, "tile", __LINE__);
+    __shared__ float tile[64][65];  ->  auto& tile = cuda_cpu::shared_var<float[64][65]>(<site>, "tile", __LINE__);
     extern __shared__ float dyn[];  ->  float* dyn = cuda_cpu::dynamic_shared<float>("dyn");
 never_wait() finds the kernels that reach no barrier, which the runtime runs without a fiber each.
 """
@@ -72,7 +72,10 @@ def rewrite(source, filename):
 
     def static(m):
         dims = re.sub(r"\s+", "", m.group(3))
-        return _keep_lines(m.group(0), f'auto& {m.group(2)} = cuda_cpu::shared_var<{m.group(1)}{dims}>(__COUNTER__, "{m.group(2)}", __LINE__);')
+        # the site: a static inside a lambda has one address per declaration and per template instantiation,
+        # as each instantiation of a function template has its own __shared__ arrays on a GPU
+        site = "[] { static const char site = 0; return &site; }()"
+        return _keep_lines(m.group(0), f'auto& {m.group(2)} = cuda_cpu::shared_var<{m.group(1)}{dims}>({site}, "{m.group(2)}", __LINE__);')
 
     simple = never_wait(source)
 

@@ -44,9 +44,9 @@ def test_rewrite_keeps_lines_and_handles_launch_forms():
     # a launch spread over two lines stays on two lines, so every later line keeps its number
     assert out[2] == "cuda_cpu::launch(tiled<64>, cuda_cpu::config(dim3(4, 2), 64, 0, 0), " and out[3] == "x);"
     assert out[4] == "cuda_cpu::launch(go, cuda_cpu::config(1, 1));"
-    assert out[5].strip() == 'auto& tile = cuda_cpu::shared_var<float[64][65]>(__COUNTER__, "tile", __LINE__);'
+    assert out[5].strip() == 'auto& tile = cuda_cpu::shared_var<float[64][65]>([] { static const char site = 0; return &site; }(), "tile", __LINE__);'
     assert out[6].strip() == 'float* dyn = cuda_cpu::dynamic_shared<float>("dyn");'
-    assert out[7].strip() == 'auto& count = cuda_cpu::shared_var<int>(__COUNTER__, "count", __LINE__);'
+    assert out[7].strip() == 'auto& count = cuda_cpu::shared_var<int>([] { static const char site = 0; return &site; }(), "count", __LINE__);'
 
 
 def test_compile_errors_name_the_students_file_and_line(tmp_path):
@@ -195,6 +195,38 @@ extern "C" void causal_attention_forward(const float* Q, const float* K, const f
     reverse<<<1, 32>>>(Q, O);
 }
 """
+
+
+TEMPLATE_SHARED = """\
+#include <cuda_runtime.h>
+template <int N> __device__ float* scratch() { __shared__ float t[N]; return t; }
+__global__ void k(const float* Q, float* O) {
+    float* a = scratch<32>();
+    float* b = scratch<64>();
+    a[threadIdx.x] = Q[threadIdx.x];
+    b[threadIdx.x] = 2.0f * Q[threadIdx.x];
+    b[threadIdx.x + 32] = 3.0f;
+    __syncthreads();
+    O[threadIdx.x] = a[threadIdx.x] + b[threadIdx.x];
+}
+extern "C" void causal_attention_forward(const float* Q, const float* K, const float* V, float* O,
+                                         int BH, int T, int d_k) {
+    k<<<1, 32>>>(Q, O);
+}
+"""
+
+
+def test_each_template_instantiation_has_its_own_shared_arrays(tmp_path):
+    """scratch<32> and scratch<64> are two arrays on a GPU; one array for both made O = 4 Q here, and the write
+    to b[32..63] an out-of-bounds report."""
+    (tmp_path / "template.cu").write_text(TEMPLATE_SHARED)
+    lib = ctypes.CDLL(str(cuda_build.build(tmp_path / "template.cu")))
+    lib.cuda_cpu_launch_error.restype = ctypes.c_char_p
+    Q = np.arange(32, dtype=np.float32).reshape(1, 1, 32)
+    O = np.full(Q.shape, np.nan, np.float32)
+    lib.causal_attention_forward(ptr(Q), ptr(Q), ptr(Q), ptr(O), 1, 1, 32)
+    assert lib.cuda_cpu_launch_error() == b""
+    assert np.array_equal(O, 3 * Q)
 
 
 def test_a_barrier_behind_a_macro_runs_as_a_barrier(tmp_path):
