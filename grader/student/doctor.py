@@ -15,7 +15,7 @@ from pathlib import Path
 from grader.common.layout import ROOT
 
 MIN_PYTHON = (3, 11)  # numpy 2.4, matplotlib 3.11 and nbgrader 0.9.6 need it
-MIN_MEMORY = 3 << 30  # one grading peaked at 1.7 GiB (grader and workers, make bench): room to spare
+MIN_MEMORY = 3 << 30  # one grading peaked at 1.9 GiB (grader and workers, make bench): room to spare
 PIN = re.compile(r"^([A-Za-z0-9_.\-]+)==([^\s;#]+)")
 
 
@@ -99,7 +99,7 @@ def memory():
         return Need("memory", True, False, "cannot tell (no /proc/meminfo)")
     gib = available / (1 << 30)
     return Need("memory", available >= MIN_MEMORY, False,
-                f"{gib:.1f} GiB available (one grading peaked at 1.7 GiB: make bench)",
+                f"{gib:.1f} GiB available (one grading peaked at 1.9 GiB: make bench)",
                 "close other programs, or give the machine (or the JupyterHub server) at least 3 GiB")
 
 
