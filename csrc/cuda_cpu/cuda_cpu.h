@@ -19,6 +19,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstddef>
+#include <cfloat>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -91,6 +92,9 @@ void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, bool n
 void* block_shared(const void* site, size_t bytes, size_t align, const char* name, int line);
 void* dynamic_shared_base(const char* name);
 void syncthreads(int line);
+int syncthreads_count(int predicate, int line, int* seen = nullptr);  // how many threads brought a true predicate
+unsigned warp_vote(unsigned mask, int predicate, int line);  // the lanes of mask whose predicate is true
+unsigned active_lanes();  // the lanes of this thread's warp that have not exited
 void syncwarp(unsigned mask, int line);
 uint64_t warp_exchange(unsigned mask, uint64_t payload, int src_lane, int line);
 void set_error(cudaError_t err, const char* message);
@@ -143,6 +147,24 @@ inline int lane_id() {
 #define gridDim (cuda_cpu::here->gdim)
 
 #define __syncthreads() cuda_cpu::syncthreads(__LINE__)
+#define __syncthreads_count(pred) cuda_cpu::syncthreads_count((pred), __LINE__)
+#define __syncthreads_or(pred) (cuda_cpu::syncthreads_count((pred), __LINE__) != 0)
+#define __syncthreads_and(pred) cuda_cpu_syncthreads_and((pred), __LINE__)
+inline int cuda_cpu_syncthreads_and(int pred, int line) {
+    int seen = 0, count = cuda_cpu::syncthreads_count(pred, line, &seen);
+    return count == seen;
+}
+#define __ballot_sync(mask, pred) cuda_cpu::warp_vote((mask), (pred), __LINE__)
+#define __any_sync(mask, pred) (cuda_cpu::warp_vote((mask), (pred), __LINE__) != 0)
+#define __all_sync(mask, pred) cuda_cpu_all_sync((mask), (pred), __LINE__)
+inline int cuda_cpu_all_sync(unsigned mask, int pred, int line) {
+    return cuda_cpu::warp_vote(mask, !pred, line) == 0;  // no lane of the mask voted false
+}
+#define __activemask() cuda_cpu::active_lanes()
+// Memory fences: blocks run on several cores at once, so these are real fences.
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 #define __syncwarp(...) cuda_cpu::syncwarp(cuda_cpu_mask_or_all(__VA_ARGS__), __LINE__)
 inline unsigned cuda_cpu_mask_or_all(unsigned mask = 0xffffffffu) { return mask; }
 

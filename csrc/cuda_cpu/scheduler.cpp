@@ -15,6 +15,19 @@ namespace cuda_cpu {
 thread_local Coordinates* here = nullptr;
 thread_local Block* block = nullptr;
 
+void wait_here(State state, int line) {
+    Thread& t = *block->current;
+    Runner* r = t.runner;
+    if (r == nullptr) {  // a thread run without a fiber cannot wait; the build should never let this happen
+        call.fail("internal: a kernel classified as never waiting reached a barrier (please report it)");
+        return;
+    }
+    t.state = state;
+    t.line = line;
+    r->scheduler = std::move(r->scheduler).resume();  // back to the scheduler until released
+    here = &t.coords;
+}
+
 Block::~Block() {
     idle.clear();
     runners.clear();  // unwinds runners stopped mid-thread, returning their stacks
@@ -52,34 +65,29 @@ int run_order() {
     return env && std::strcmp(env, "reverse") == 0 ? 1 : 0;
 }
 
-void wait_here(State state, int line) {
-    Thread& t = *block->current;
-    Runner* r = t.runner;
-    if (r == nullptr) {  // a thread run without a fiber cannot wait; the build should never let this happen
-        call.fail("internal: a kernel classified as never waiting reached a barrier (please report it)");
-        return;
-    }
-    t.state = state;
-    t.line = line;
-    r->scheduler = std::move(r->scheduler).resume();  // back to the scheduler until released
-    here = &t.coords;
-}
 
 // Release the warp starting at `base` if its waiting lanes cover their mask (less lanes that have exited).
 bool release_warp(std::vector<Thread>& ts, size_t base) {
     size_t end = std::min(ts.size(), base + warpSize);
     unsigned waiting = 0, alive = 0, mask = 0;
+    uint64_t ballot = 0;  // the lanes that voted true (a vote's payload is its predicate)
     for (size_t i = base; i < end; ++i) {
         if (ts[i].state != State::Done) alive |= 1u << (i - base);
         if (ts[i].state == State::AtWarp) {
             waiting |= 1u << (i - base);
             mask |= ts[i].mask;
+            if (ts[i].src_lane == kVoteLane && ts[i].payload) ballot |= 1ull << (i - base);
         }
     }
     if (!waiting || (mask & alive & ~waiting)) return false;  // some lane of the mask has not arrived yet
     for (size_t i = base; i < end; ++i) {
         if (ts[i].state != State::AtWarp) continue;
         int src = ts[i].src_lane;
+        if (src == kVoteLane) {
+            ts[i].result = ballot & ts[i].mask;
+            ts[i].state = State::Ready;
+            continue;
+        }
         bool from_other = src >= 0 && src < warpSize && base + src < end && (waiting >> src & 1u);
         ts[i].result = from_other ? ts[base + src].payload : ts[i].payload;
         ts[i].state = State::Ready;
@@ -209,6 +217,8 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>&
             break;
         }
         warn_if_some_returned(b.threads, bidx, barrier_line);
+        b.released_true = std::exchange(b.predicates_true, 0);
+        b.released_seen = std::exchange(b.predicates_seen, 0);
         for (Thread& t : b.threads)
             if (t.state == State::AtBarrier) t.state = State::Ready;
     }
@@ -250,19 +260,6 @@ void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, bool n
     work();
     for (auto& t : pool) t.join();
     check_guarded_memory();
-}
-
-void syncthreads(int line) { wait_here(State::AtBarrier, line); }
-
-void syncwarp(unsigned mask, int line) { warp_exchange(mask, 0, -1, line); }
-
-uint64_t warp_exchange(unsigned mask, uint64_t payload, int src_lane, int line) {
-    Thread& t = *block->current;
-    t.mask = mask;
-    t.payload = payload;
-    t.src_lane = src_lane < 0 ? -1 : src_lane;
-    wait_here(State::AtWarp, line);
-    return t.result;
 }
 
 }  // namespace cuda_cpu

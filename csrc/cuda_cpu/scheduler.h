@@ -22,6 +22,7 @@ constexpr size_t kArenaBytes = kSharedArenaBytes + (kMaxSharedSlots + 2) * 2 * k
 constexpr unsigned char kPoison = 0xFF;           // every float made of these bytes is a NaN
 
 enum class State { Ready, AtBarrier, AtWarp, Done };
+constexpr int kVoteLane = -2;  // a warp rendezvous that votes (__ballot_sync and friends) instead of shuffling
 
 struct Runner;
 
@@ -45,6 +46,8 @@ struct Block {
         int line;
     };
     std::vector<Slot> shared_slots;  // one per __shared__ declaration reached in this block, in the arena
+    // __syncthreads_count/_and/_or: what the threads brought to the barrier, and what the last one released
+    int predicates_true = 0, predicates_seen = 0, released_true = 0, released_seen = 0;
     size_t shared_used = 0, shared_counted = 0, dynamic_bytes = 0;
     const char* dynamic_name = nullptr;
     alignas(64) unsigned char arena[kArenaBytes];
@@ -66,6 +69,9 @@ struct Runner {
     ctx::fiber fiber, scheduler;
     Thread* assigned = nullptr;
 };
+
+// scheduler.cpp: park the running thread (at a barrier or a warp collective) until the scheduler releases it
+void wait_here(State state, int line);
 
 // barrier_reports.cpp
 std::string describe_waits(const std::vector<Thread>& ts);

@@ -22,7 +22,9 @@ def _keep_lines(match_text, replacement):
     return replacement + "\n" * match_text.count("\n")
 
 
-_BLOCKING = re.compile(r"\b(__syncthreads|__syncwarp|__shfl\w*_sync|__ballot_sync|__any_sync|__all_sync)\b")
+# what makes a thread wait for others (or, __activemask, look at its warp's lanes): such kernels run with fibers
+_BLOCKING = re.compile(r"\b(__syncthreads(?:_count|_and|_or)?|__syncwarp|__shfl\w*_sync|__ballot_sync|__any_sync"
+                       r"|__all_sync|__activemask)\b")
 _GLOBAL = re.compile(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+([A-Za-z_]\w*)\s*\(")
 
 

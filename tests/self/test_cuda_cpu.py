@@ -229,6 +229,65 @@ def test_each_template_instantiation_has_its_own_shared_arrays(tmp_path):
     assert np.array_equal(O, 3 * Q)
 
 
+VOTES = """\
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <device_launch_parameters.h>
+#include <math_constants.h>
+#include <cfloat>
+__global__ void votes(const float* Q, float* O) {
+    int t = threadIdx.x, lane = t % 32;
+    float v = Q[t];
+    unsigned ballot = __ballot_sync(0xffffffffu, v > 0.0f);
+    int any = __any_sync(0xffffffffu, v > 100.0f), all = __all_sync(0xffffffffu, v > -1.0f);
+    unsigned active = __activemask();
+    int count = __syncthreads_count(v > 0.0f);
+    int every = __syncthreads_and(v > -1.0f), some = __syncthreads_or(v > 100.0f);
+    __threadfence();
+    __threadfence_block();
+    float big = (FLT_MAX > 1e38f && CUDART_INF_F > FLT_MAX) ? 1.0f : 0.0f;
+    O[t * 8 + 0] = (float)(ballot >> 16);
+    O[t * 8 + 1] = (float)(ballot & 0xffffu);
+    O[t * 8 + 2] = (float)any;
+    O[t * 8 + 3] = (float)all;
+    O[t * 8 + 4] = (float)(active == 0xffffffffu);
+    O[t * 8 + 5] = (float)count;
+    O[t * 8 + 6] = (float)(every * 2 + some);
+    O[t * 8 + 7] = big + (float)lane * 0.0f;
+}
+extern "C" void causal_attention_forward(const float* Q, const float* K, const float* V, float* O,
+                                         int BH, int T, int d_k) {
+    votes<<<1, 64>>>(Q, O);
+}
+"""
+
+
+def test_warp_votes_counting_barriers_fences_and_cuda_s_headers(tmp_path):
+    """__ballot_sync, __any_sync, __all_sync, __activemask, __syncthreads_count/_and/_or, __threadfence, FLT_MAX and
+    CUDART_ constants, with cuda.h, cuda_runtime_api.h, device_launch_parameters.h and math_constants.h: each result
+    as a GPU gives it (nvcc compiles the same file where it is installed)."""
+    (tmp_path / "votes.cu").write_text(VOTES)
+    lib = ctypes.CDLL(str(cuda_build.build(tmp_path / "votes.cu")))
+    lib.cuda_cpu_launch_error.restype = ctypes.c_char_p
+    Q = np.where(np.arange(64) % 3 == 0, 1.0, -0.5).astype(np.float32)  # lanes 0, 3, 6, ... positive
+    O = np.full(64 * 8, np.nan, np.float32)
+    lib.causal_attention_forward(ptr(Q), ptr(Q), ptr(Q), ptr(O), 1, 1, 64)
+    assert lib.cuda_cpu_launch_error() == b""
+    out = O.reshape(64, 8)
+    for warp in (0, 1):
+        lanes = Q[warp * 32:(warp + 1) * 32] > 0
+        ballot = sum(1 << i for i in range(32) if lanes[i])
+        rows = out[warp * 32:(warp + 1) * 32]
+        assert (rows[:, 0] == ballot >> 16).all() and (rows[:, 1] == ballot & 0xFFFF).all()
+    assert (out[:, 2] == 0).all() and (out[:, 3] == 1).all() and (out[:, 4] == 1).all()
+    assert (out[:, 5] == (Q > 0).sum()).all()  # the whole block's count, in every thread
+    assert (out[:, 6] == 2).all() and (out[:, 7] == 1).all()
+    if shutil.which("nvcc"):
+        proc = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(tmp_path / "votes.cu"), "-o", str(tmp_path / "v.o")],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+
+
 def test_a_barrier_behind_a_macro_runs_as_a_barrier(tmp_path):
     """A kernel whose only barrier is written through a macro (itself behind another): classified as waiting, it
     runs with a real barrier (it used to stop with "internal: a kernel classified as never waiting reached a

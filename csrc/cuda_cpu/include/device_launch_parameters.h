@@ -1,0 +1,3 @@
+// Stands in for CUDA's device_launch_parameters.h on the CPU path: what it would declare comes from cuda_cpu.h.
+#pragma once
+#include "cuda_cpu.h"
