@@ -5,6 +5,8 @@ call these. Expected values come from the float64 torch oracle; the hidden suite
 also passes the reference solution's module as `reference`.
 """
 
+from contextlib import contextmanager
+
 import numpy as np
 
 from grader.judge import hints
@@ -60,11 +62,16 @@ def _first_head(a, columns=None):
     return m.astype(np.float64 if a.dtype != np.float32 else np.float32)
 
 
-def _remembered(exercise, func, *args, square=False):
-    """Run by a check whose comparison failed: keep the input, cut for a picture, when it is big enough."""
-    if args[0].ndim < 2 or args[0].shape[-2] < PICTURE_T:
-        return
-    records.add_failing_input(exercise, func, tuple(_first_head(a, PICTURE_T if square else None) for a in args))
+@contextmanager
+def _pictured(exercise, func, *args, square=False, drawable=True):
+    """Around a comparison: when it fails, keep its input, cut for a picture (when big enough and drawable)."""
+    try:
+        yield
+    except WrongAnswer:
+        if drawable and args[0].ndim >= 2 and args[0].shape[-2] >= PICTURE_T:
+            cut = tuple(_first_head(a, PICTURE_T if square else None) for a in args)
+            records.add_failing_input(exercise, func, cut)
+        raise
 
 
 def _label(func, what, arr):
@@ -80,12 +87,9 @@ def check_scale_scores(student, Q, K, *, what, reference=None):
     got = running.result()
     with timed("compare"):
         expect_array(got, func="scale_scores", shape=Q.shape[:-1] + (K.shape[-2],), dtype=Q.dtype)
-        try:
+        with _pictured("scale_scores", "scale_scores", Q, K):
             assert_close(got, expected, bound, what=_label("scale_scores", what, Q),
                          hints=lambda: hints.scale_scores(got, expected, Q, K))
-        except WrongAnswer:
-            _remembered("scale_scores", "scale_scores", Q, K)
-            raise
         if reference is not None:
             assert_close(got, memo.get("reference scale_scores", (Q, K), lambda: reference.scale_scores(Q, K)), 2 * bound,
                          what=_label("scale_scores", what, Q) + ", compared with the reference solution")
@@ -101,10 +105,11 @@ def check_causal_mask(student, scores, *, what):
         same_bits = got.view(f"u{got.itemsize}") == scores.view(f"u{scores.itemsize}")
         wrong = np.where(hide, ~masked_ok, ~same_bits)
         if wrong.any():
-            _remembered("apply_causal_mask", "apply_causal_mask", scores, square=True)
             expected = oracle.apply_causal_mask(scores)
-            raise WrongAnswer(describe_mismatch(got, expected, wrong, what=_label("apply_causal_mask", what, scores),
-                                                hints=hints.apply_causal_mask(got, scores)))
+            with _pictured("apply_causal_mask", "apply_causal_mask", scores, square=True):
+                raise WrongAnswer(describe_mismatch(got, expected, wrong,
+                                                    what=_label("apply_causal_mask", what, scores),
+                                                    hints=hints.apply_causal_mask(got, scores)))
     return got
 
 
@@ -123,16 +128,12 @@ def check_row_softmax(student, scores, *, what, reference=None):
         label = _label("row_softmax", what, scores)
         diagnose = lambda: hints.row_softmax(got, expected, scores)  # noqa: E731
         zero_wanted = np.isneginf(scores)
-        try:
+        with _pictured("row_softmax", "row_softmax", scores, square=True):
             assert_close(got, expected, bound, what=label, hints=diagnose)
-        except WrongAnswer:
-            _remembered("row_softmax", "row_softmax", scores, square=True)
-            raise
-        if (got[zero_wanted] != 0).any():  # within tolerance is not enough: -inf must give exactly 0
-            _remembered("row_softmax", "row_softmax", scores, square=True)
-            wrong = zero_wanted & (got != 0)
-            raise WrongAnswer(describe_mismatch(got, expected, wrong, what=label + " (-inf must become exactly 0)",
-                                                hints=diagnose()))
+            if (got[zero_wanted] != 0).any():  # within tolerance is not enough: -inf must give exactly 0
+                wrong = zero_wanted & (got != 0)
+                raise WrongAnswer(describe_mismatch(got, expected, wrong,
+                                                    what=label + " (-inf must become exactly 0)", hints=diagnose()))
         if reference is not None:
             assert_close(got, memo.get("reference row_softmax", (scores,), lambda: reference.row_softmax(scores)), 2 * bound,
                          what=label + ", compared with the reference solution")
@@ -265,10 +266,7 @@ def check_kernel(kernel, Q, K, V, *, what, order="forward", timing=False):
     with timed("compare"):
         expect_array(got, func="causal_attention_forward", shape=V.shape, dtype=np.float32)
         label = f"causal_attention_forward on {what}" + (f", threads run in {order} order" if order != "forward" else "")
-        try:
+        # the picture reads the weights back through V = identity: it needs d_k >= T
+        with _pictured("cuda_kernel", "causal_attention_forward", Q, K, drawable=Q.shape[-1] >= PICTURE_T):
             assert_close(got, expected, bound, what=label, hints=lambda: hints.kernel(got, expected, Q, K, V, order))
-        except WrongAnswer:
-            if Q.shape[-1] >= PICTURE_T:  # the picture reads the weights back through V = identity
-                _remembered("cuda_kernel", "causal_attention_forward", Q, K)
-            raise
     return got

@@ -31,6 +31,14 @@ def ptr(a):
     return a.ctypes.data_as(F32P)
 
 
+def run_entry(tmp_path, source, name, Q, O, BH, T, d_k):
+    """Build a file whose causal_attention_forward launches the kernel under test, run it on Q (as Q, K and V)
+    into O, and check that no launch failed."""
+    lib = build_and_load(tmp_path, source, name)
+    lib.causal_attention_forward(ptr(Q), ptr(Q), ptr(Q), ptr(O), BH, T, d_k)
+    assert lib.cuda_cpu_launch_error() == b""
+
+
 def test_rewrite_keeps_lines_and_handles_launch_forms():
     src = ("k<<<g, b>>>(x, y);\n"
            "tiled<64><<<dim3(4, 2),\n    64, 0, 0>>>(x);\n"
@@ -219,13 +227,9 @@ extern "C" void causal_attention_forward(const float* Q, const float* K, const f
 def test_each_template_instantiation_has_its_own_shared_arrays(tmp_path):
     """scratch<32> and scratch<64> are two arrays on a GPU; one array for both made O = 4 Q here, and the write
     to b[32..63] an out-of-bounds report."""
-    (tmp_path / "template.cu").write_text(TEMPLATE_SHARED)
-    lib = ctypes.CDLL(str(cuda_build.build(tmp_path / "template.cu")))
-    lib.cuda_cpu_launch_error.restype = ctypes.c_char_p
     Q = np.arange(32, dtype=np.float32).reshape(1, 1, 32)
     O = np.full(Q.shape, np.nan, np.float32)
-    lib.causal_attention_forward(ptr(Q), ptr(Q), ptr(Q), ptr(O), 1, 1, 32)
-    assert lib.cuda_cpu_launch_error() == b""
+    run_entry(tmp_path, TEMPLATE_SHARED, "template.cu", Q, O, 1, 1, 32)
     assert np.array_equal(O, 3 * Q)
 
 
@@ -266,13 +270,9 @@ def test_warp_votes_counting_barriers_fences_and_cuda_s_headers(tmp_path):
     """__ballot_sync, __any_sync, __all_sync, __activemask, __syncthreads_count/_and/_or, __threadfence, FLT_MAX and
     CUDART_ constants, with cuda.h, cuda_runtime_api.h, device_launch_parameters.h and math_constants.h: each result
     as a GPU gives it (nvcc compiles the same file where it is installed)."""
-    (tmp_path / "votes.cu").write_text(VOTES)
-    lib = ctypes.CDLL(str(cuda_build.build(tmp_path / "votes.cu")))
-    lib.cuda_cpu_launch_error.restype = ctypes.c_char_p
     Q = np.where(np.arange(64) % 3 == 0, 1.0, -0.5).astype(np.float32)  # lanes 0, 3, 6, ... positive
     O = np.full(64 * 8, np.nan, np.float32)
-    lib.causal_attention_forward(ptr(Q), ptr(Q), ptr(Q), ptr(O), 1, 1, 64)
-    assert lib.cuda_cpu_launch_error() == b""
+    run_entry(tmp_path, VOTES, "votes.cu", Q, O, 1, 1, 64)
     out = O.reshape(64, 8)
     for warp in (0, 1):
         lanes = Q[warp * 32:(warp + 1) * 32] > 0
@@ -292,13 +292,9 @@ def test_a_barrier_behind_a_macro_runs_as_a_barrier(tmp_path):
     """A kernel whose only barrier is written through a macro (itself behind another): classified as waiting, it
     runs with a real barrier (it used to stop with "internal: a kernel classified as never waiting reached a
     barrier")."""
-    (tmp_path / "macro.cu").write_text(MACRO_BARRIER)
-    lib = ctypes.CDLL(str(cuda_build.build(tmp_path / "macro.cu")))
-    lib.cuda_cpu_launch_error.restype = ctypes.c_char_p
     Q = np.arange(32, dtype=np.float32).reshape(1, 1, 32)
     O = np.full(Q.shape, np.nan, np.float32)
-    lib.causal_attention_forward(ptr(Q), ptr(Q), ptr(Q), ptr(O), 1, 1, 32)
-    assert lib.cuda_cpu_launch_error() == b""
+    run_entry(tmp_path, MACRO_BARRIER, "macro.cu", Q, O, 1, 1, 32)
     assert np.array_equal(O.reshape(-1), Q.reshape(-1)[::-1])
 
 
