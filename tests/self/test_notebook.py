@@ -1,0 +1,33 @@
+"""What the notebook's test cells say beside the report (grader/student/notebook.py): the hidden points still to
+come, which answer was graded, and what nbgrader's Validate sees."""
+
+import pytest
+
+from grader.student import notebook
+
+
+def test_a_public_run_says_what_the_hidden_tests_add(capsys):
+    notebook._hidden_points_note("row_softmax", ["public"], {"max_score": 11.0}, 16)
+    assert capsys.readouterr().out.strip() == ("row_softmax: these are the public tests; the instructor's hidden "
+                                               "tests add 5 more points (of 16) when your notebook is graded")
+    notebook._hidden_points_note("row_softmax", ["public", "hidden"], {"max_score": 16.0}, 16)
+    assert capsys.readouterr().out == ""  # at autograde the hidden tests have run
+
+
+def test_the_test_cell_names_the_answer_it_grades(monkeypatch):
+    monkeypatch.setattr(notebook, "ANSWERS", {})
+    monkeypatch.setattr(notebook, "SAVED_AT", {})
+    assert notebook._which_answer("row_softmax") is None  # never run: the cell says to run it
+    notebook.answer("row_softmax", "def row_softmax(s):\n    return s\n")
+    assert notebook._which_answer("row_softmax").startswith("grading your answer row_softmax as saved at ")
+    notebook.answer("microgpt_cuda.cu", "// kernel\n")
+    assert "microgpt_cuda.cu" in notebook._which_answer("cuda_kernel")
+
+
+def test_validate_passes_full_marks_and_fails_naming_the_tests(monkeypatch):
+    verdict = {"score": 9.0, "max_score": 11.0, "failed": ["test_large_logits_are_stable[andrea-float32]"]}
+    assert notebook._validated("row_softmax", verdict) == 9.0  # the student's run and autograde: partial credit
+    monkeypatch.setenv("NBGRADER_EXECUTION", "validate")
+    with pytest.raises(AssertionError, match=r"row_softmax: 9 / 11; failing: test_large_logits_are_stable"):
+        notebook._validated("row_softmax", verdict)
+    assert notebook._validated("row_softmax", dict(verdict, score=11.0, failed=[])) is None
