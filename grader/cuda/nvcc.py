@@ -42,9 +42,18 @@ def nvcc_check(source_path):
 
 
 def _kernel_name(mangled):
-    """flash_kernel from _Z12flash_kernelPKfS0_S0_Pfii (extern "C" names come unmangled)."""
-    m = re.match(r"_Z(\d+)(\w+)", mangled)
-    return m.group(2)[:int(m.group(1))] if m else mangled
+    """flash_kernel from _Z12flash_kernelPKfS0_S0_Pfii, attn::flash_kernel from _ZN4attn12flash_kernelEPKf...
+    (a namespace's nested name); extern "C" names come unmangled."""
+    if not mangled.startswith("_Z"):
+        return mangled
+    rest, parts = mangled[2:], []
+    nested = rest.startswith("N")
+    rest = rest[1:] if nested else rest
+    while (m := re.match(r"\d+", rest)) and (not parts or nested):
+        size = int(m.group(0))
+        parts.append(rest[m.end():m.end() + size])
+        rest = rest[m.end() + size:]
+    return "::".join(parts) or mangled
 
 
 def resource_usage(ptxas_output):
