@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+import sysconfig
 from pathlib import Path
 
 from grader.common.layout import ROOT
@@ -16,13 +17,20 @@ from grader.cuda.build import CACHE, BuildError, MissingToolchain, _key, _locked
 NVCC_ARCH = "sm_90"  # a current architecture (Hopper); the check needs no GPU
 
 
+def checker():
+    """The nvcc that checks kernels: the one pinned in requirements/grading.txt (PyPI's nvidia-cuda-nvcc, in this
+    Python's site-packages), so every Linux machine that grades runs the same check; else one on PATH."""
+    pinned = Path(sysconfig.get_paths()["purelib"]) / "nvidia" / "cu13" / "bin" / "nvcc"
+    return str(pinned) if pinned.is_file() else shutil.which("nvcc")
+
+
 def nvcc_check(source_path):
     """Compile source_path with nvcc for NVCC_ARCH, cached by the source and nvcc's version.
 
     Returns (ok, text): the error lines when it fails, nvcc's register and shared-memory report when it
     compiles. Returns (None, reason) when nvcc is not installed.
     """
-    nvcc = shutil.which("nvcc")
+    nvcc = checker()
     if nvcc is None:
         return None, "nvcc is not installed here, so the CUDA compile check cannot run"
     source_path = Path(source_path)
