@@ -26,7 +26,9 @@ def test_a_missing_boost_is_one_clear_line_with_its_fix(monkeypatch, tmp_path, c
 
 def test_a_package_at_another_version_is_named_with_its_pin(tmp_path):
     requirements = tmp_path / "requirements.txt"
-    requirements.write_text("numpy==0.0.1\nnot-a-real-package-here==1.0\n# a comment\n")
+    requirements.write_text("numpy==0.0.1\nnot-a-real-package-here==1.0\n# a comment\n"
+                            'only-elsewhere==1.0; sys_platform == "no-such-platform"\n')
     needs = {n.name: n for n in doctor.packages(requirements)}
+    assert "only-elsewhere" not in needs  # its marker says this machine does not need it
     assert not needs["numpy"].ok and "(pinned: 0.0.1)" in needs["numpy"].detail
     assert needs["not-a-real-package-here"].detail == "not installed (pinned: 1.0)"
