@@ -57,9 +57,9 @@ PICTURE_T = 32  # positions a picture shows (grader/report/pictures.py)
 
 
 def _first_head(a, columns=None):
-    """The first (T, X) matrix of a, its first PICTURE_T rows (and columns), as a (1, T, X) float64 array."""
-    m = np.asarray(a).reshape((-1,) + a.shape[-2:])[:1, :PICTURE_T, :columns]
-    return m.astype(np.float64 if a.dtype != np.float32 else np.float32)
+    """The first (T, X) matrix of a, its first PICTURE_T rows (and columns), as a (1, T, X) array of a's dtype
+    (a copy: the test's input is freed with the test)."""
+    return a.reshape((-1,) + a.shape[-2:])[:1, :PICTURE_T, :columns].copy()
 
 
 @contextmanager

@@ -12,19 +12,19 @@ from grader.suite.collect import EXERCISES
 MAX_MESSAGE_LINES = 14
 FULL_MESSAGES = 2  # failing tests per exercise shown in full
 # What to fill in, in each front end's terms: files for `make grade` and Gradescope, answer cells in the notebook.
+GIVEN_ADVICE = ("not implemented yet: causal_attention is complete; it runs once the four functions it calls are "
+                "filled in")
 NOT_IMPLEMENTED_ADVICE = {
     "files": {
         "cuda_kernel": "not implemented yet: fill in the kernels and causal_attention_forward in "
                        "csrc/microgpt_cuda.cu",
-        "causal_attention": "not implemented yet: causal_attention is complete; it runs once the four functions "
-                            "it calls are filled in",
+        "causal_attention": GIVEN_ADVICE,
         None: "not implemented yet: fill in {ex} in attention.py",
     },
     "notebook": {
         "cuda_kernel": "not implemented yet: fill in the kernels and causal_attention_forward in the answer cell "
                        "that starts with %%answer microgpt_cuda.cu, and run it",
-        "causal_attention": "not implemented yet: causal_attention is complete; it runs once the four functions "
-                            "it calls are filled in",
+        "causal_attention": GIVEN_ADVICE,
         None: "not implemented yet: fill in the answer cell %%answer {ex} and run it",
     },
 }

@@ -91,10 +91,9 @@ def _problem(units, filename, unit, exc):
             "line": (frames[-1].line or "").strip()[:300] if frames else ""}
 
 
-def load(source, filename, namespace):
-    """Run each unit of source in namespace; return the set-aside units as reply records: {cell, defines, type,
+def load(units, filename, namespace):
+    """Run each unit (split()'s) in namespace; return the set-aside units as reply records: {cell, defines, type,
     message, where, line}. A unit that fails leaves none of its names behind."""
-    units, _ = split(source)
     set_aside = []
     for unit in units:
         padded = "\n" * (unit.first - 1) + unit.source  # so that line numbers are the file's
@@ -113,7 +112,3 @@ def load(source, filename, namespace):
 def cell_marker(name):
     """The line that opens answer cell `name` in a file assembled from a notebook."""
     return f"# %% answer cell: {name}"
-
-
-def assembled_from_cells(source):
-    return any(CELL_MARKER.match(line) for line in source.splitlines())

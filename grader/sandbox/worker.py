@@ -53,19 +53,25 @@ def load_student(filename):
     spec = importlib.util.spec_from_file_location("attention", filename)
     module = importlib.util.module_from_spec(spec)
     sys.modules["attention"] = module
-    with open(filename, encoding="utf-8", errors="replace") as f:
-        source = f.read()
-    LAYOUT[:] = units.split(source)[0]
+    with open(filename, "rb") as f:
+        raw = f.read()
+    source = raw.decode("utf-8", "replace")
+    LAYOUT[:], cells = units.split(source)
     try:
-        compile(source, filename, "exec")
-        whole = not units.assembled_from_cells(source)
-    except (SyntaxError, ValueError):  # nothing has run: load the units that compile, set the others aside
-        whole = False
-    if not whole:
-        SET_ASIDE[:] = units.load(source, filename, module.__dict__)
+        code = None if cells else compile(raw, filename, "exec")  # bytes: Python's own decoding rules
+    except SyntaxError as exc:
+        if source.encode("utf-8") != raw:  # not UTF-8: no part of it reads as the student wrote it
+            return None, {"status": "import_error", "type": type(exc).__name__, "message": _short(exc.msg),
+                          "where": f"{os.path.basename(filename)}:{exc.lineno}",
+                          "line": _short((exc.text or "").rstrip(), 300)}
+        code = None  # nothing has run: load the units that compile, set the others aside
+    except ValueError:  # a null byte
+        code = None
+    if code is None:
+        SET_ASIDE[:] = units.load(LAYOUT, filename, module.__dict__)
         return module, None
     try:
-        spec.loader.exec_module(module)
+        exec(code, module.__dict__)
     except BaseException as exc:  # SystemExit, KeyboardInterrupt: all are the student's import failing
         frames = _student_frames(exc.__traceback__, filename)
         return None, {"status": "import_error", "type": type(exc).__name__, "message": _short(exc),

@@ -86,7 +86,7 @@ def compiler_and_boost():
                  "apt-get install libboost-context-dev")]
 
 
-def optional_tools():
+def cuda_and_sandbox_tools():
     from grader.cuda import nvcc as nvcc_check
     nvcc = nvcc_check.checker()
     bwrap = shutil.which("bwrap")
@@ -114,7 +114,7 @@ def memory():
 
 
 def check():
-    return [python_version(), *packages(), *compiler_and_boost(), *optional_tools(), memory()]
+    return [python_version(), *packages(), *compiler_and_boost(), *cuda_and_sandbox_tools(), memory()]
 
 
 def add_arguments(parser):
