@@ -14,9 +14,24 @@ import os
 
 HEAP_SETTINGS = {"MALLOC_MMAP_THRESHOLD_": str(1 << 32), "MALLOC_TRIM_THRESHOLD_": str(1 << 34),
                  "THP_MEM_ALLOC_ENABLE": "1"}
+# GRADER_HEAP=lean, for machines where memory is the limit (Gradescope's containers: run_autograder sets it):
+# freed arrays go back to the system at once. Measured on the 2-core machine (`make bench`, one grading of the
+# reference, public + hidden suites, one core): peak memory of the process tree 1.52 GiB -> 0.98 GiB; a public
+# `make grade` on two cores takes ~2 s longer (13.1 s -> 15.2 s, system time 2.4 s -> 5.5 s).
+LEAN_HEAP_SETTINGS = {"MALLOC_MMAP_THRESHOLD_": str(1 << 20), "MALLOC_TRIM_THRESHOLD_": str(1 << 20),
+                      "THP_MEM_ALLOC_ENABLE": "0"}
+HEAP_MODES = {"fast": HEAP_SETTINGS, "lean": LEAN_HEAP_SETTINGS}
 # machine workarounds a worker's numpy needs too, and the CPU runtime's thread count (thread_env)
 WORKER_KEEPS = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
                 "CUDA_CPU_WORKERS", *HEAP_SETTINGS)
+
+
+def heap_mode(env=None):
+    """"fast" (the default) or "lean", from GRADER_HEAP."""
+    mode = (os.environ if env is None else env).get("GRADER_HEAP", "fast")
+    if mode not in HEAP_MODES:
+        raise SystemExit(f"GRADER_HEAP={mode!r}: choose one of {', '.join(HEAP_MODES)}")
+    return mode
 
 
 def heap_settings_missing():
@@ -24,11 +39,18 @@ def heap_settings_missing():
 
 
 def with_heap_settings(base=None):
-    """base (default: os.environ) with the heap settings added where not already set."""
+    """base (default: os.environ) with the heap settings of its GRADER_HEAP mode added where not already set."""
     env = dict(os.environ if base is None else base)
-    for key, value in HEAP_SETTINGS.items():
+    for key, value in HEAP_MODES[heap_mode(env)].items():
         env.setdefault(key, value)
     return env
+
+
+def heap_env(mode, base=None):
+    """base (default: os.environ) set to grade in heap mode `mode`, whatever heap settings it had."""
+    env = {k: v for k, v in (os.environ if base is None else base).items() if k not in HEAP_SETTINGS}
+    env["GRADER_HEAP"] = mode
+    return with_heap_settings(env)
 
 
 def cores():

@@ -72,7 +72,8 @@ if [ ! -f "$WORK/attention.py" ]; then
     refuse "Your submission has no attention.py: upload attention.py and microgpt_cuda.cu (or the course notebook attention.ipynb with your answers)."
   fi
 fi
-"$PY" -m grader grade --submission "$WORK" --suite all --results "$WORK.results.json"
+# Gradescope's container counts every byte: freed arrays go back at once (grader/common/environment.py)
+GRADER_HEAP=lean "$PY" -m grader grade --submission "$WORK" --suite all --results "$WORK.results.json"
 status=$?
 if [ -s "$WORK.results.json" ]; then
   mv "$WORK.results.json" "$ROOT/results/results.json"

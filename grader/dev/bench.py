@@ -44,20 +44,28 @@ def _one_run(suite, timings_file, env=None):
 
 def add_arguments(parser):
     parser.add_argument("--repeat", type=int, default=3, help="runs per row; the table shows medians")
+    parser.add_argument("--only", choices=sorted(PARTS), action="append",
+                        help="run only this part of the benchmark (repeatable; default: all of them)")
 
 
 def main(args):
     console = Console(highlight=False)
     subprocess.run(["make", "-s", "venv"], cwd=ROOT, check=True)  # warm: the venv exists before timing
+    results = [PARTS[part](console, args.repeat) for part in PARTS if part in (args.only or PARTS)]
+    return 0 if all(results) else 1
+
+
+def grade_bench(console, repeat):
+    """Warm `make grade` of the reference, public and all suites, split into its parts; against TARGET_S."""
     rows = {}
     with tempfile.TemporaryDirectory() as tmp:
         for suite in ("public", "all"):
             runs = []
-            for i in range(args.repeat):
-                console.print(f"make grade SUBMISSION=solutions SUITE={suite}: run {i + 1} of {args.repeat} ...")
+            for i in range(repeat):
+                console.print(f"make grade SUBMISSION=solutions SUITE={suite}: run {i + 1} of {repeat} ...")
                 runs.append(_one_run(suite, Path(tmp) / "timings.json"))
             rows[suite] = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-    table = Table(title=f"warm make grade SUBMISSION=solutions, median of {args.repeat} (s, share)",
+    table = Table(title=f"warm make grade SUBMISSION=solutions, median of {repeat} (s, share)",
                   title_justify="left")
     table.add_column("part")
     for suite in rows:
@@ -73,33 +81,37 @@ def main(args):
     verdict = "meets" if public <= TARGET_S else "MISSES"
     console.print(f"warm `make grade` of the reference (public suite): median {public:.1f} s, "
                   f"{verdict} the {TARGET_S:g} s target")
-    kernel_ok = kernel_bench(console, args.repeat)
-    isolation_ok = isolation_bench(console, args.repeat)
-    footprint_bench(console, args.repeat)
-    return 0 if public <= TARGET_S and kernel_ok and isolation_ok else 1
+    return public <= TARGET_S
 
 
 def footprint_bench(console, repeat):
     """One grading as Gradescope runs it (public + hidden suites, the reference): peak memory of the whole process
-    tree and the time on one core, medians; what an instructor sets the autograder's container to."""
+    tree and the time on one core, medians, in both heap modes side by side (Gradescope's run_autograder grades
+    with GRADER_HEAP=lean); what an instructor sets the autograder's container to."""
+    from grader.common import environment
     from grader.dev import footprint
     cmd = [sys.executable, "-m", "grader", "grade", "--submission", str(ROOT / "solutions"), "--suite", "all",
            "--pictures", "none"]
-    runs = []
+    runs = {"lean": [], "fast": []}
     for i in range(repeat):
-        console.print(f"footprint: one grading on one core (taskset), run {i + 1} of {repeat} ...")
-        runs.append(footprint.measure(cmd, ROOT))
-    wall = statistics.median(r[0] for r in runs)
-    peak = statistics.median(r[1] for r in runs)
+        for mode in runs:  # interleaved: the machine's drift touches both modes alike
+            console.print(f"footprint: one grading on one core (taskset), GRADER_HEAP={mode}, run {i + 1} of {repeat} ...")
+            runs[mode].append(footprint.measure(cmd, ROOT, env=environment.heap_env(mode)))
     table = Table(title=f"one grading on one core (SUITE=all, the reference), median of {repeat}",
                   title_justify="left")
-    for col in ("measure", "value", "against"):
+    for col in ("measure", "GRADER_HEAP=lean (Gradescope)", "GRADER_HEAP=fast (default)", "against"):
         table.add_column(col)
-    table.add_row("peak memory, grader + workers", f"{peak / 2**30:.2f} GiB",
-                  f"Gradescope's default {footprint.GRADESCOPE_MEMORY >> 20} MiB; target "
-                  f"{footprint.TARGET_MEMORY / 2**30:.1f} GiB")
-    table.add_row("time on one core", f"{wall:.1f} s", "Gradescope's default limit: 600 s")
+    peak = {mode: statistics.median(r[1] for r in rs) for mode, rs in runs.items()}
+    wall = {mode: statistics.median(r[0] for r in rs) for mode, rs in runs.items()}
+    table.add_row("peak memory, grader + workers", *(f"{peak[m] / 2**30:.2f} GiB" for m in runs),
+                  f"target {footprint.TARGET_MEMORY / 1e9:.1f} GB ({footprint.TARGET_MEMORY / 2**30:.2f} GiB); Gradescope's default "
+                  f"{footprint.GRADESCOPE_MEMORY >> 20} MiB")
+    table.add_row("time on one core", *(f"{wall[m]:.1f} s" for m in runs), "Gradescope's default limit: 600 s")
     console.print(table)
+    ok = peak["lean"] <= footprint.TARGET_MEMORY
+    console.print(f"Gradescope's grading (GRADER_HEAP=lean): peak {peak['lean'] / 2**30:.2f} GiB, "
+                  f"{'meets' if ok else 'MISSES'} the {footprint.TARGET_MEMORY / 1e9:.1f} GB target")
+    return ok
 
 
 ISOLATION_TARGET = 1.25  # issue 4: isolated workers against the same long-lived worker without the fence
@@ -192,3 +204,6 @@ def kernel_bench(console, repeat):
         table.add_row(name, f"{value:.3f}", target, "" if key is None else ("meets" if good else "MISSES"))
     console.print(table)
     return ok
+
+
+PARTS = {"grade": grade_bench, "kernel": kernel_bench, "isolation": isolation_bench, "footprint": footprint_bench}

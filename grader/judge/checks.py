@@ -91,7 +91,7 @@ def check_scale_scores(student, Q, K, *, what, reference=None):
             assert_close(got, expected, bound, what=_label("scale_scores", what, Q),
                          hints=lambda: hints.scale_scores(got, expected, Q, K))
         if reference is not None:
-            assert_close(got, memo.get("reference scale_scores", (Q, K), lambda: reference.scale_scores(Q, K)), 2 * bound,
+            assert_close(got, memo.get("reference scale_scores", (Q, K), lambda: reference.scale_scores(Q, K)), bound, scale=2,
                          what=_label("scale_scores", what, Q) + ", compared with the reference solution")
     return got
 
@@ -135,7 +135,7 @@ def check_row_softmax(student, scores, *, what, reference=None):
                 raise WrongAnswer(describe_mismatch(got, expected, wrong,
                                                     what=label + " (-inf must become exactly 0)", hints=diagnose()))
         if reference is not None:
-            assert_close(got, memo.get("reference row_softmax", (scores,), lambda: reference.row_softmax(scores)), 2 * bound,
+            assert_close(got, memo.get("reference row_softmax", (scores,), lambda: reference.row_softmax(scores)), bound, scale=2,
                          what=label + ", compared with the reference solution")
     return got
 
@@ -151,7 +151,7 @@ def check_weighted_sum(student, A, V, *, what, reference=None):
         assert_close(got, expected, bound, what=_label("weighted_sum", what, V),
                      hints=lambda: hints.weighted_sum(got, expected, A, V))
         if reference is not None:
-            assert_close(got, memo.get("reference weighted_sum", (A, V), lambda: reference.weighted_sum(A, V)), 2 * bound,
+            assert_close(got, memo.get("reference weighted_sum", (A, V), lambda: reference.weighted_sum(A, V)), bound, scale=2,
                          what=_label("weighted_sum", what, V) + ", compared with the reference solution")
     return got
 
@@ -169,7 +169,7 @@ def check_causal_attention(student, Q, K, V, *, what, reference=None):
                      hints=lambda: ["causal_attention chains your four functions: "
                                     "fix any of them that fails its own tests first"])
         if reference is not None:
-            assert_close(got, memo.get("reference causal_attention", (Q, K, V), lambda: reference.causal_attention(Q, K, V)), 2 * bound,
+            assert_close(got, memo.get("reference causal_attention", (Q, K, V), lambda: reference.causal_attention(Q, K, V)), bound, scale=2,
                          what=_label("causal_attention", what, V) + ", compared with the reference solution")
     return got
 

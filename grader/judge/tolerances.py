@@ -39,10 +39,17 @@ def gamma(n, dtype):
     return nu / (1 - nu)
 
 
+def bound_dtype(dtype):
+    """The dtype a bound is kept in: float32 for float32 answers (half the memory of float64: a bound only sizes
+    the slack, and its own rounding, ~6e-8 relative, is far inside SAFETY); float64 for float64 answers, whose
+    smallest bounds (tiny(float64)) float32 cannot hold."""
+    return np.float32 if np.dtype(dtype) == np.float32 else np.float64
+
+
 def matmul_bound(A, B, n_terms, dtype, extra_roundings=0):
     """Per-element bound for A @ B computed in dtype: SAFETY gamma(n + extra) |A| |B| (+ tiny)."""
     # |A| |B| in float32: it only sizes the bound, and its own relative error (~1e-5) is far inside SAFETY
-    bound = np.matmul(np.abs(A, dtype=np.float32), np.abs(B, dtype=np.float32)).astype(np.float64)
+    bound = np.matmul(np.abs(A, dtype=np.float32), np.abs(B, dtype=np.float32)).astype(bound_dtype(dtype), copy=False)
     bound *= SAFETY * gamma(n_terms + extra_roundings, dtype)
     bound += tiny(dtype)
     return bound
@@ -56,8 +63,8 @@ def scale_scores_bound(Q, K, dtype):
 
 
 def softmax_relative(scores, dtype):
-    """Per-element relative bound of a correct softmax of scores (may hold -inf), float64."""
-    rel = np.abs(np.asarray(scores, np.float64))  # a fresh array, updated in place below
+    """Per-element relative bound of a correct softmax of scores (may hold -inf), in bound_dtype(dtype)."""
+    rel = np.abs(np.asarray(scores, bound_dtype(dtype)))  # a fresh array, updated in place below
     np.copyto(rel, 0.0, where=~np.isfinite(rel))
     rel += np.max(rel, axis=-1, keepdims=True)  # |x_j| + |m|
     rel += EXP_ULPS + rel.shape[-1] + 1
@@ -67,7 +74,8 @@ def softmax_relative(scores, dtype):
 
 def softmax_bound(scores, expected, dtype):
     bound = softmax_relative(scores, dtype)
-    bound *= np.abs(expected)
+    bound *= expected  # then |.|: no full-size |expected| temporary
+    np.abs(bound, out=bound)
     bound += tiny(dtype)
     return bound
 
@@ -88,12 +96,13 @@ def attention_bound(Q, K, V, dtype):
     hide = torch.ones(T, T, dtype=torch.bool).triu(1)
     absprod = torch.matmul(q.abs(), k.abs().transpose(-1, -2)).masked_fill_(hide, 0.0)
     row_err = absprod.amax(dim=-1, keepdim=True).double().numpy()
+    del absprod
     row_err *= SAFETY * gamma(d_k + 2, dtype) / np.sqrt(d_k)  # scale_scores_bound's row maximum
     scores = torch.matmul(q, k.transpose(-1, -2)).div_(float(np.sqrt(d_k))).masked_fill_(hide, float("-inf"))
     row_max = scores.abs().masked_fill_(hide, 0.0).amax(dim=-1, keepdim=True).double().numpy()
     soft = SAFETY * (2 * row_max + EXP_ULPS + T + 1) * unit_roundoff(dtype)  # softmax_relative's row maximum
     rel = SAFETY * 2 * row_err + soft + SAFETY * gamma(T, dtype)
-    bound = torch.matmul(torch.softmax(scores, dim=-1), v.abs()).double().numpy()
+    bound = torch.matmul(torch.softmax(scores, dim=-1), v.abs()).numpy().astype(bound_dtype(dtype), copy=False)
     bound *= rel
     bound += tiny(dtype)
     return bound

@@ -14,6 +14,7 @@ import zipfile
 import pytest
 
 from grader.course.make_exercises import render
+from grader.dev import footprint
 from helpers import ROOT, run_grader
 
 STUB = render(ROOT / "solutions" / "attention.py")
@@ -152,8 +153,9 @@ def test_gradescope_setup_picks_a_python_for_the_pins_and_torch_s_cpu_wheel(tmp_
     assert "nbgrader" not in (ROOT / "requirements" / "grading.txt").read_text()  # no Jupyter stack on Gradescope
 
 
-def _run_autograder(tmp_path, upload):
-    """Gradescope's run_autograder from the zip, in an /autograder layout, on the uploaded files {name: text}."""
+def _run_autograder(tmp_path, upload, preexec_fn=None):
+    """Gradescope's run_autograder from the zip, in an /autograder layout, on the uploaded files {name: text}
+    (preexec_fn: run in the child before it starts, e.g. joining a memory cgroup)."""
     proc = run_grader("gradescope", "--out", tmp_path / "zip")
     assert proc.returncode == 0, proc.stderr
     root = tmp_path / "autograder"
@@ -165,9 +167,22 @@ def _run_autograder(tmp_path, upload):
     run = root / "source" / "run_autograder"
     run.chmod(0o755)
     env = dict(os.environ, AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=sys.executable)
-    done = subprocess.run([str(run)], env=env, capture_output=True, text=True, timeout=900)
+    done = subprocess.run([str(run)], env=env, capture_output=True, text=True, timeout=900, preexec_fn=preexec_fn)
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads((root / "results" / "results.json").read_text())
+
+
+@pytest.mark.skipif(not footprint.MemoryLimit.available(), reason="needs a writable memory cgroup (root on Linux)")
+def test_gradescope_grades_the_reference_in_full_within_the_stated_memory(tmp_path):
+    """The memory docs/instructors.md tells instructors to choose, enforced by the kernel as Gradescope's container
+    would: the reference, both suites, kernel build included, gets every point and nothing is killed."""
+    upload = {name: (ROOT / "solutions" / name).read_text() for name in ("attention.py", "microgpt_cuda.cu")}
+    with footprint.MemoryLimit(footprint.TARGET_MEMORY) as limit:
+        results = _run_autograder(tmp_path, upload, preexec_fn=limit.enter_child)
+        killed, peak = limit.out_of_memory_kills(), limit.peak()
+    assert killed == 0, f"the out-of-memory killer ran {killed} time(s) under {footprint.TARGET_MEMORY / 1e9} GB"
+    assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 0, results.get("output")
+    assert peak <= footprint.TARGET_MEMORY
 
 
 def test_gradescope_grades_a_notebook_uploaded_by_mistake_from_its_answer_cells(tmp_path):
