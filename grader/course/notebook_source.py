@@ -76,7 +76,10 @@ def build_notebook(points):
                        if line.startswith("//"))
     cells.append(_cell("markdown", f"## Exercise: the CUDA kernel `{KERNEL_FILE}` ({points['cuda_kernel']:g} "
                                    "points)\n\nNo GPU needed: the grader builds your kernel with g++ against a "
-                                   "CPU runtime that runs every CUDA thread as a fiber, with real barriers.\n\n"
+                                   "CPU runtime that runs every CUDA thread as a fiber, with real barriers. The answer cell "
+                                   "holds C++ (CUDA): JupyterLab colours every code cell of a Python notebook as "
+                                   "Python (it has no per-cell language), so its colours are only a rough "
+                                   "guide.\n\n"
                                    "```\n" + header.split("\n#include", 1)[0] + "\n```"))
     cells.append(_cell("code", f"%%answer {KERNEL_FILE}\n{kernel}", solution=True, grade_id="answer_cuda_kernel"))
     cells.append(_test_cell("cuda_kernel", points["cuda_kernel"]))

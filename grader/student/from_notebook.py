@@ -9,22 +9,12 @@ import json
 import sys
 from pathlib import Path
 
-from grader.student.notebook import ANSWER_LINE, write_submission
+from grader.student.notebook import saved_answers, write_submission
 
 
 def answers(notebook):
-    """{answer name: text} of the notebook's %%answer cells, the last of each name winning, in notebook order."""
-    found = {}
-    for cell in json.loads(Path(notebook).read_text()).get("cells", []):
-        if cell.get("cell_type") != "code":
-            continue
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
-        first, _, body = source.partition("\n")
-        match = ANSWER_LINE.match(first.strip())
-        if match:
-            found[match.group(1)] = body
-    return found
+    """{answer name: text} of the notebook file's %%answer cells, the last of each name winning, in notebook order."""
+    return saved_answers(json.loads(Path(notebook).read_text()))
 
 
 def add_arguments(parser):

@@ -114,11 +114,55 @@ def _hidden_points_note(exercise, suites, verdict, points):
 
 
 def _which_answer(exercise):
-    """Which saved answer the test cell grades, in words; None when the exercise's answer cell was never run."""
+    """Which answer the test cell grades, in words; None when the exercise's answer cell was never run."""
     name = "microgpt_cuda.cu" if exercise == "cuda_kernel" else exercise
     if name not in ANSWERS:
         return None
-    return f"grading your answer {name} as saved at {SAVED_AT.get(name, '?')} (run its cell again after a change)"
+    said = f"grading your answer {name} as run at {SAVED_AT.get(name, '?')} (run its cell again after a change)"
+    if _changed_since_run(name):
+        said += (f"\n{name}: its answer cell in your saved notebook is not the version you ran: run the answer cell "
+                 "again, then this one (this grades the version you ran)")
+    return said
+
+
+def _notebook_file():
+    """The notebook this kernel serves: jupyter_server tells the kernel in JPY_SESSION_NAME (its absolute path);
+    None outside Jupyter, or when the notebook has since been renamed."""
+    name = os.environ.get("JPY_SESSION_NAME")
+    if not name:
+        return None
+    for candidate in (Path(name), Path.cwd() / Path(name).name):
+        if candidate.suffix == ".ipynb" and candidate.is_file():
+            return candidate
+    return None
+
+
+def saved_answers(notebook):
+    """{answer name: code} of the %%answer cells in a notebook's JSON (the cell's text after its first line), the
+    last of each name winning, in notebook order."""
+    found = {}
+    for cell in notebook.get("cells", []):
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else source
+        first, _, code = source.partition("\n")
+        matched = ANSWER_LINE.match(first.strip()) if cell.get("cell_type") == "code" else None
+        if matched:
+            found[matched.group(1)] = code
+    return found
+
+
+def _changed_since_run(name):
+    """True when the saved notebook's answer cell `name` differs from the text last run: the student edited the
+    answer (and saved, or Jupyter autosaved) without running it again. Edits not yet saved cannot be seen from the
+    kernel; a notebook that cannot be read says nothing."""
+    path = _notebook_file()
+    if path is None:
+        return False
+    try:
+        saved = saved_answers(json.loads(path.read_text(encoding="utf-8"))).get(name)
+    except (OSError, ValueError, AttributeError):
+        return False
+    return saved is not None and saved.rstrip() != ANSWERS[name].rstrip()
 
 
 def _cache_dir():

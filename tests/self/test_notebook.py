@@ -19,9 +19,39 @@ def test_the_test_cell_names_the_answer_it_grades(monkeypatch):
     monkeypatch.setattr(notebook, "SAVED_AT", {})
     assert notebook._which_answer("row_softmax") is None  # never run: the cell says to run it
     notebook.answer("row_softmax", "def row_softmax(s):\n    return s\n")
-    assert notebook._which_answer("row_softmax").startswith("grading your answer row_softmax as saved at ")
+    assert notebook._which_answer("row_softmax").startswith("grading your answer row_softmax as run at ")
     notebook.answer("microgpt_cuda.cu", "// kernel\n")
     assert "microgpt_cuda.cu" in notebook._which_answer("cuda_kernel")
+
+
+def test_the_test_cell_sees_an_answer_edited_and_saved_but_not_run_again(monkeypatch, tmp_path):
+    """jupyter_server names the notebook in the kernel's JPY_SESSION_NAME; the test cell compares its saved answer
+    cells with the text last run."""
+    import json
+    monkeypatch.setattr(notebook, "ANSWERS", {})
+    monkeypatch.setattr(notebook, "SAVED_AT", {})
+    monkeypatch.chdir(tmp_path)
+    ran = "def row_softmax(s):\n    return s\n"
+    notebook.answer("row_softmax", ran)
+    page = tmp_path / "attention.ipynb"
+
+    def save(code):
+        page.write_text(json.dumps({"cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": "%%answer row_softmax\nnot code"},
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 3,
+             "source": ["%%answer row_softmax\n", *code.splitlines(keepends=True)]}]}))
+
+    save(ran)
+    monkeypatch.setenv("JPY_SESSION_NAME", str(page))
+    assert "not the version you ran" not in notebook._which_answer("row_softmax")  # saved as run
+    save(ran.replace("return s", "return s / s.sum(-1, keepdims=True)"))
+    said = notebook._which_answer("row_softmax")
+    assert "row_softmax: its answer cell in your saved notebook is not the version you ran: run the answer cell" in said
+    monkeypatch.setenv("JPY_SESSION_NAME", str(tmp_path / "renamed.ipynb"))  # gone: nothing to compare, no claim
+    assert "not the version you ran" not in notebook._which_answer("row_softmax")
+    page.write_text("{ not json")
+    monkeypatch.setenv("JPY_SESSION_NAME", str(page))
+    assert "not the version you ran" not in notebook._which_answer("row_softmax")
 
 
 def test_validate_passes_full_marks_and_fails_naming_the_tests(monkeypatch):
