@@ -54,6 +54,8 @@ def test_apply_causal_mask(student, rng, case, dtype):
 @pytest.mark.parametrize("case,dtype", params(("andrea-float32", ANDREA, F32), ("T17-float64", T17, F64)))
 def test_row_softmax_large_logits(student, rng, reference, case, dtype):
     scores = inputs.masked_scores(rng, case, dtype, magnitude=3e4)
+    last = scores[..., -1, :]  # the last row's maximum, repeated: at this size a softmax that forgets to
+    last[..., :2] = last.max(axis=-1, keepdims=True)  # divide by the row sum fails here whatever the seed
     checks.check_row_softmax(student, scores, what=case.label + ", logits up to 3e4", reference=reference)
 
 
