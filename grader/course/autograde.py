@@ -25,6 +25,7 @@ from pathlib import Path
 
 from grader.common import environment
 from grader.course import jobs
+from grader.sandbox import isolation
 from grader.student import notebook
 from grader.course import pregrade
 from grader.judge import shared_expected
@@ -36,6 +37,7 @@ RETRIES = 4
 
 
 def add_arguments(parser):
+    isolation.add_argument(parser)
     parser.add_argument("--course", default=str(ROOT / "build" / "course"), help="the nbgrader course directory "
                         "(default: build/course, made by make release)")
     parser.add_argument("--assignment", default=ASSIGNMENT, help="assignment name (default: %(default)s)")
@@ -110,6 +112,10 @@ def prune_feedback(course, assignment):
 
 
 def main(args):
+    refused = isolation.refused(args)
+    if refused:
+        print(f"grader: {refused}", file=sys.stderr)
+        return 2
     from grader.course import leaks
     course = Path(args.course).resolve()
     if not (course / "nbgrader_config.py").is_file():

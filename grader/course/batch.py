@@ -20,6 +20,7 @@ from pathlib import Path
 
 from grader.common import environment
 from grader.course import jobs
+from grader.sandbox import isolation
 from grader.judge import shared_expected
 from grader.suite import stagger as staggering
 from grader.common.layout import EXERCISES, KERNEL_FILE, ROOT, SUBMISSION_FILE
@@ -28,6 +29,7 @@ SUBMISSION_FILES = (SUBMISSION_FILE, KERNEL_FILE)
 
 
 def add_arguments(parser):
+    isolation.add_argument(parser)
     parser.add_argument("folder", help="a folder holding one folder per student")
     parser.add_argument("--out", help="where results go (default: FOLDER-results next to FOLDER)")
     parser.add_argument("--jobs", type=int, default=environment.cores(),
@@ -101,6 +103,10 @@ def write_grades(out, students):
 
 
 def main(args):
+    refused = isolation.refused(args)
+    if refused:
+        print(f"grader: {refused}", file=sys.stderr)
+        return 2
     folder = Path(args.folder).resolve()
     if not folder.is_dir():
         print(f"grader: {folder} is not a folder", file=sys.stderr)

@@ -115,6 +115,7 @@ def footprint_bench(console, repeat):
 
 
 ISOLATION_TARGET = 1.25  # issue 4: isolated workers against the same long-lived worker without the fence
+BOX_TARGET = 1.1  # issue 16: bubblewrap boxes against the fence they replace
 CORPUS_SLACK_S = 30.0  # issue 4: the corpus's worst case within the sum of its timeouts plus this
 # corpus submissions that trigger timeouts, and the timeouts each triggers at the corpus's 10 s
 TIMEOUT_CORPUS = {"endless_loop_in_softmax": ("row_softmax and causal_attention time out once each", 20.0),
@@ -123,23 +124,28 @@ TIMEOUT_CORPUS = {"endless_loop_in_softmax": ("row_softmax and causal_attention 
 
 
 def isolation_bench(console, repeat):
-    """Isolation's cost (make grade of the reference with and without the fence, interleaved), and the corpus's
-    slowest submissions against the sum of the timeouts they trigger."""
+    """Isolation's cost (make grade of the reference in bubblewrap boxes, with the reduced fence and unfenced,
+    interleaved), and the corpus's slowest submissions against the sum of the timeouts they trigger."""
     from grader.dev import controls
-    runs = {"isolated": [], "unfenced": []}
+    settings = {"box": {}, "fence": {"GRADER_ISOLATION": "fence"}, "unfenced": {"GRADER_ISOLATION": "off"}}
+    runs = {name: [] for name in settings}
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(repeat):
-            console.print(f"isolation: make grade SUBMISSION=solutions with and without the fence, run {i + 1} ...")
-            runs["isolated"].append(_one_run("public", Path(tmp) / "t.json")["total"])
-            runs["unfenced"].append(_one_run("public", Path(tmp) / "t.json", {"GRADER_ISOLATION": "off"})["total"])
-    iso, free = statistics.median(runs["isolated"]), statistics.median(runs["unfenced"])
+            console.print(f"isolation: make grade SUBMISSION=solutions in boxes, fenced and unfenced, run {i + 1} ...")
+            for name, env in settings.items():
+                runs[name].append(_one_run("public", Path(tmp) / "t.json", env or None)["total"])
+    box, fence, free = (statistics.median(runs[name]) for name in settings)
     table = Table(title=f"isolation, median of {repeat} (s)", title_justify="left")
     for col in ("measure", "value", "target", "verdict"):
         table.add_column(col)
-    ok = iso / free <= ISOLATION_TARGET
-    table.add_row("make grade, isolated workers", f"{iso:.2f}", "", "")
+    ok = box / free <= ISOLATION_TARGET and box / fence <= BOX_TARGET
+    table.add_row("make grade, each worker in a bubblewrap box", f"{box:.2f}", "", "")
+    table.add_row("make grade, the reduced fence (GRADER_ISOLATION=fence)", f"{fence:.2f}", "", "")
     table.add_row("make grade, same worker unfenced (GRADER_ISOLATION=off)", f"{free:.2f}", "", "")
-    table.add_row("ratio", f"{iso / free:.2f}x", f"<= {ISOLATION_TARGET:g}x", "meets" if ok else "MISSES")
+    table.add_row("box / fence", f"{box / fence:.2f}x", f"<= {BOX_TARGET:g}x",
+                  "meets" if box / fence <= BOX_TARGET else "MISSES")
+    table.add_row("box / unfenced", f"{box / free:.2f}x", f"<= {ISOLATION_TARGET:g}x",
+                  "meets" if box / free <= ISOLATION_TARGET else "MISSES")
     by_name = {c.name: c for c in controls.corpus_controls() + controls.all_controls()}
     for name, (why, timeouts) in TIMEOUT_CORPUS.items():
         folder = controls.build(by_name[name])

@@ -25,6 +25,8 @@ def to_gradescope(run, *, execution_time):
         })
     totals = exercise_totals(run.results)
     summary = "; ".join(f"{ex} {e:g}/{p:g}" for ex, (e, p, _) in totals.items())
+    if run.isolation and not run.isolation.startswith("full"):
+        summary += f"\nisolation: {run.isolation}"
     if run.problems:
         summary += "\ngrader problems:\n" + "\n".join(run.problems)
     return {
@@ -34,6 +36,8 @@ def to_gradescope(run, *, execution_time):
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
+        # how the student's code was kept apart (grader/sandbox/isolation.py): "full: ...", or "reduced: <why>"
+        "extra_data": {"isolation": run.isolation},
     }
 
 

@@ -136,6 +136,8 @@ def render(run, *, title, console=None, pictures=None, front_end="files"):
     if passing:
         console.print(f"\npictures of passing exercises: {', '.join(_shown_path(pictures[ex]) for ex in passing)}",
                       soft_wrap=True)
+    if run.isolation and not run.isolation.startswith("full"):  # a full box is the normal case: said in results only
+        console.print(Text(f"\nisolation: {run.isolation}", style="yellow"), soft_wrap=True)
     for problem in run.problems:
         console.print(Text(f"\ngrader problem: {problem}", style="bold red"))
     return earned_all, possible_all

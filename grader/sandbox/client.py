@@ -10,7 +10,6 @@ writes can reach the comparison.
 import os
 import select
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -79,10 +78,8 @@ class Submission:
             argv, fds = [str(reply_w), "--kernel", str(copy), str(fault_w)], [reply_w, fault_w]
             if self.kernel_device == "gpu":
                 argv.append("--gpu")
-        self._proc = subprocess.Popen(
-            [sys.executable, "-I", "-B", str(WORKER), *argv, *self._sandbox.worker_args()],
-            stdin=subprocess.PIPE, stdout=self._capture, stderr=self._capture, cwd=self._sandbox.folder,
-            pass_fds=fds, start_new_session=True, env=self._sandbox.env(environment.worker_env()))
+        self._proc = self._sandbox.start(WORKER, argv, environment.worker_env(), stdin=subprocess.PIPE,
+                                         stdout=self._capture, stderr=self._capture, pass_fds=fds)
         for fd in fds:
             os.close(fd)
         self._replies = reply_r
@@ -98,6 +95,7 @@ class Submission:
         except WorkerFailed as exc:  # an import that hangs or kills the worker would do so again: once is enough
             self._import_problem = f"{self.path.name} could not be imported: {exc}"
             raise ImportFailed(self._import_problem) from None
+        self._sandbox.verify(self._proc.pid)  # checked before any input is sent
         if header.get("status") == "import_error":
             self._import_problem = replies.import_problem(self.path.name, header)
             if self.kernel:
@@ -235,7 +233,7 @@ class Submission:
 
     def _death_words(self, doing):
         try:
-            code = self._proc.wait(timeout=5)
+            code = self._sandbox.exit_status(self._proc.wait(timeout=5))
         except subprocess.TimeoutExpired:
             return f"the worker closed its reply pipe while {doing}"
         if code < 0:

@@ -1,6 +1,11 @@
 """How a worker is fenced in (the grader's side; grader/sandbox/worker.py applies the limits inside the child).
 
-Each worker runs in a private working directory holding only its copy of the submission, in its own session and
+Where bubblewrap can build a box (grader/sandbox/bubblewrap.py), each worker runs in one: its own file system,
+process table and network; describe() says "full". Where it cannot, grading falls back to the fence below and
+describe() says "reduced: <why>" (the scorecard and results.json carry it); GRADER_REQUIRE_ISOLATION=1 (the
+instructor commands' --require-isolation) refuses to grade instead.
+
+The fence: each worker runs in a private working directory holding only its copy of the submission, in its own session and
 process group, with a memory limit (RLIMIT_AS), a CPU-time limit (RLIMIT_CPU) and no core dumps. Run as root
 (CI, Gradescope's containers), it also gets an empty network namespace and drops to an unprivileged uid of its
 own, and the grader makes solutions/ and the hidden suite unreadable to it. Every process a worker starts
@@ -13,22 +18,89 @@ import os
 import secrets
 import shutil
 import signal
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
+
 from grader.common.layout import ROOT
+from grader.sandbox import uids
 
 MEMORY_LIMIT = 4 << 30  # bytes of address space per worker: the ANDREA-120M inputs need under 1.5 GiB
 CPU_LIMIT = 900  # CPU seconds per worker (one worker grades every test of one submission)
+PROCESS_LIMIT = 64  # processes per worker, where they are counted for it alone (its own uid or user namespace)
+FILE_LIMIT = 256  # open files per worker process
 TOKEN_VAR = "GRADER_WORKER_TOKEN"
 ANSWERS = ("solutions", "tests/hidden")  # what a worker must not read when the grader can enforce it
-UID_BASE = 61000  # workers run as uids UID_BASE.. when the grader runs as root (no /etc/passwd entry needed)
-# `make bench` only: GRADER_ISOLATION=off runs the same long-lived worker without limits, uid or network fence,
-# to show what isolation costs. Never set it when grading.
-ENABLED = os.environ.get("GRADER_ISOLATION", "on") != "off"
+# GRADER_ISOLATION: "on" (the default: a bubblewrap box where this machine allows it, else the fence); for
+# `make bench` only, "fence" (the fence even where a box is possible) and "off" (the same long-lived worker
+# without limits, uid or network fence), to show what each costs. Never set them when grading.
+SETTING = os.environ.get("GRADER_ISOLATION", "on")
+ENABLED = SETTING != "off"
+REQUIRED = os.environ.get("GRADER_REQUIRE_ISOLATION") == "1"
 
 
-def is_root():
-    return hasattr(os, "geteuid") and os.geteuid() == 0
+class IsolationRefused(Exception):
+    """--require-isolation, and this machine cannot give workers a box; str() says why."""
+
+
+_reduced = []  # why isolation is less than full in this grading (each reason once)
+
+
+def mode():
+    """"bwrap", "fence" or "off" for the workers of this process; records why when it is less than a box."""
+    if not ENABLED:
+        return "off"
+    if SETTING == "fence":
+        _reduce("GRADER_ISOLATION=fence (for make bench only)")
+        return "fence"
+    from grader.sandbox import bubblewrap
+    why = bubblewrap.probe()
+    if why is None:
+        return "bwrap"
+    _reduce(why)
+    return "fence"
+
+
+def _reduce(why):
+    if why not in _reduced:
+        _reduced.append(why)
+    if REQUIRED:
+        raise IsolationRefused(f"isolation required (--require-isolation) but reduced: {why}")
+
+
+def add_argument(parser):
+    parser.add_argument("--require-isolation", action="store_true",
+                        help="refuse to grade unless every worker runs in a bubblewrap box (no fallback to the "
+                             "reduced fence); gradings started from here inherit it")
+
+
+def refused(args):
+    """With --require-isolation (or GRADER_REQUIRE_ISOLATION=1): why this machine cannot give workers a box, or
+    None; the requirement is passed on to every grading started from this process."""
+    global REQUIRED
+    if getattr(args, "require_isolation", False):
+        os.environ["GRADER_REQUIRE_ISOLATION"] = "1"
+        REQUIRED = True
+    if not REQUIRED:
+        return None
+    try:
+        mode()
+    except IsolationRefused as exc:
+        return str(exc)
+    return None
+
+
+def describe():
+    """What this grading's workers got, for the scorecard and results.json."""
+    if not ENABLED:
+        return "off: GRADER_ISOLATION=off (for make bench only)"
+    if _reduced:
+        return "reduced: " + "; ".join(_reduced)
+    return "full: each worker in a bubblewrap box of its own (files, processes, network)"
+
+
+is_root = uids.is_root
 
 
 @functools.lru_cache(maxsize=None)
@@ -36,7 +108,6 @@ def _drop():
     """Whether workers drop to a uid of their own; decided (and warned about) once per process."""
     ok = can_drop_privileges()
     if is_root() and not ok:
-        import sys
         import warnings
         warnings.warn(DROP_PROBLEM.format(sys.base_prefix))
     return ok
@@ -76,22 +147,17 @@ DROP_PROBLEM = ("the grader runs as root, but this Python ({}) is not readable b
                 "root's uid and isolation is best effort; build the venv from a Python outside /root "
                 "(the Makefile does so as root: PYTHON_SYSTEM=/usr/bin/python3)")
 
-_next_uid = [0]
-
-
-def new_uid():
-    """A uid for the next worker (as root): distinct per worker of this grader process."""
-    _next_uid[0] += 1
-    return UID_BASE + (os.getpid() * 64 + _next_uid[0]) % 4000
-
-
 class Sandbox:
-    """A worker's private folder and identity."""
+    """A worker's private folder and identity, and how it is started (in a box, or fenced)."""
 
     def __init__(self, files):
         self.token = secrets.token_hex(16)
         self.folder = Path(tempfile.mkdtemp(prefix="grader-worker-"))
-        self.uid = new_uid() if ENABLED and _drop() else None
+        self.mode = mode()
+        self.files = [self.folder / Path(f).name for f in files]
+        self.uid, self._uid_lock = uids.claim() if self.mode != "off" and _drop() else (None, None)
+        if is_root() and self.mode == "bwrap" and self.uid is None:
+            _reduce(DROP_PROBLEM.format(sys.base_prefix))
         for f in files:
             shutil.copy2(f, self.folder / Path(f).name)
         if self.uid is not None:
@@ -101,17 +167,53 @@ class Sandbox:
     def env(self, base):
         return dict(base, HOME=str(self.folder), TMPDIR=str(self.folder), **{TOKEN_VAR: self.token})
 
-    def worker_args(self):
+    def limits(self):
+        """The worker's own limits (worker.py sets them before reading the student's file)."""
         if not ENABLED:
             return []
-        args = ["--memory", str(MEMORY_LIMIT), "--cpu", str(CPU_LIMIT)]
-        if self.uid is not None:
+        args = ["--memory", str(MEMORY_LIMIT), "--cpu", str(CPU_LIMIT), "--files", str(FILE_LIMIT)]
+        if self.mode == "bwrap" or self.uid is not None:  # counted for this worker alone: a fork bomb stops here
+            args += ["--processes", str(PROCESS_LIMIT)]
+        if self.mode == "fence" and self.uid is not None:  # in a box, bwrap already runs it as self.uid
             args += ["--uid", str(self.uid)]
         return args
 
+    def start(self, worker_script, worker_args, base_env, **popen):
+        """Popen `python worker_script worker_args` in this sandbox: in its box, or fenced."""
+        self._worker_script = str(worker_script)
+        argv = [sys.executable, "-I", "-B", self._worker_script, *worker_args, *self.limits()]
+        env = self.env(base_env)
+        if self.mode != "bwrap":
+            return subprocess.Popen(argv, env=env, cwd=self.folder, start_new_session=True, **popen)
+        from grader.sandbox import bubblewrap
+        argv = bubblewrap.command(argv, folder=self.folder, files=self.files, env=env, uid=self.uid)
+        return subprocess.Popen(argv, env={"PATH": os.environ.get("PATH", "/usr/bin")}, cwd="/",
+                                start_new_session=True, **popen, **uids.as_user(self.uid))
+
+    def exit_status(self, code):
+        """The worker's exit status as Popen gives it for a process of ours (-N: killed by signal N). bwrap ends
+        with 128 + N when the worker was killed by signal N, as a shell does."""
+        if self.mode == "bwrap" and 128 < code < 128 + 65:
+            return 128 - code
+        return code
+
+    def verify(self, pid):
+        """After the worker greets, checked from outside: it is in the namespaces it was meant to have (a box: all
+        of them; the fence as root: the network) and runs as its uid. Reduced (or refused) if not."""
+        from grader.sandbox import bubblewrap
+        if self.mode == "bwrap":
+            outside = self.uid if self.uid is not None else os.getuid()
+            problems = bubblewrap.verify(pid, self._worker_script, bubblewrap.NAMESPACES, outside)
+        elif self.mode == "fence" and self.uid is not None:
+            problems = bubblewrap.verify(pid, self._worker_script, ("net",), self.uid)
+        else:
+            return
+        for problem in problems:
+            _reduce(problem)
+
     def kill_everything(self, pid):
         """Kill the worker's process group, its descendants and every process that carries this sandbox's token."""
-        victims = set(_descendants(pid)) | {pid} | set(_carrying(self.token))
+        victims = set(descendants(pid)) | {pid} | set(_carrying(self.token))
         try:
             os.killpg(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -121,9 +223,31 @@ class Sandbox:
                 os.kill(p, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+        _wait_gone(victims - {pid})  # the worker itself is our child: its caller reaps it
+
 
     def remove(self):
         shutil.rmtree(self.folder, ignore_errors=True)
+        uids.release(self._uid_lock)
+        self._uid_lock = None
+
+
+def _wait_gone(pids, seconds=3.0):
+    """Until every pid has ended (a SIGKILL is delivered, not yet done, when kill() returns): grading ends only
+    when nothing of the worker's is left running."""
+    import time
+    deadline = time.monotonic() + seconds
+    for p in pids:
+        while time.monotonic() < deadline and _running(p):
+            time.sleep(0.005)
+
+
+def _running(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"  # a zombie runs nothing
+    except (OSError, IndexError):
+        return False
 
 
 def _proc_pids():
@@ -141,7 +265,7 @@ def _parent(pid):
         return None
 
 
-def _descendants(pid):
+def descendants(pid):
     children = {}
     for p in _proc_pids():
         children.setdefault(_parent(p), []).append(p)

@@ -210,12 +210,15 @@ def run_kernel(lib, request, arrays):
 
 
 def fence_in(options):
-    """Limits first (any uid may lower them), then, as root, no network and a uid of our own. Runs before the
-    student's file is even read, so nothing the student writes runs with more than this."""
+    """Limits first (any uid may lower them), then, in the fence as root, no network and a uid of our own. Runs
+    before the student's file is even read, so nothing the student writes runs with more than this. What cannot
+    be done stops the worker: the grader reports it (and checks the result from outside too)."""
     import resource
-    if "--memory" in options:
-        limit = int(options["--memory"])
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    limits = {"--memory": resource.RLIMIT_AS, "--processes": resource.RLIMIT_NPROC, "--files": resource.RLIMIT_NOFILE}
+    for option, which in limits.items():
+        if option in options:
+            limit = int(options[option])
+            resource.setrlimit(which, (limit, limit))
     if "--cpu" in options:
         limit = int(options["--cpu"])
         resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
@@ -223,18 +226,25 @@ def fence_in(options):
     if "--uid" in options and os.geteuid() == 0:
         import ctypes
         CLONE_NEWNET = 0x40000000
-        ctypes.CDLL(None, use_errno=True).unshare(CLONE_NEWNET)  # an empty network namespace: no network at all
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.unshare(CLONE_NEWNET) != 0:  # an empty network namespace: no network at all, or no grading
+            raise SystemExit(f"worker: no network namespace: {os.strerror(ctypes.get_errno())}")
         uid = int(options["--uid"])
         os.setgroups([])
         os.setgid(uid)
         os.setuid(uid)
+        if os.getuid() != uid or os.geteuid() != uid:
+            raise SystemExit(f"worker: still uid {os.geteuid()} after dropping to {uid}")
+
+
+OPTIONS = ("--memory", "--cpu", "--uid", "--processes", "--files")
 
 
 def parse_args(argv):
-    """REPLY_FD FILE | REPLY_FD --kernel LIBRARY FAULT_FD [--gpu], then --memory N --cpu N [--uid N]."""
+    """REPLY_FD FILE | REPLY_FD --kernel LIBRARY FAULT_FD [--gpu], then the limits (OPTIONS, each with a number)."""
     positional, options, i = [], {}, 0
     while i < len(argv):
-        if argv[i] in ("--memory", "--cpu", "--uid"):
+        if argv[i] in OPTIONS:
             options[argv[i]] = argv[i + 1]
             i += 2
         else:

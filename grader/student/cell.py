@@ -72,7 +72,7 @@ def report(run, exercise, console):
     public = [r for r in run.results if r.suite == "public"]
     hidden = [r for r in run.results if r.suite == "hidden"]
     if public:
-        public_run = collect.Run(results=public, problems=run.problems)
+        public_run = collect.Run(results=public, problems=run.problems, isolation=run.isolation)
         scorecard.render(public_run, title=f"{exercise}: public tests", console=console, front_end="notebook")
     if hidden:
         earned, possible = sum(r.score for r in hidden), sum(r.points for r in hidden)

@@ -15,7 +15,7 @@ from pathlib import Path
 from grader.common.layout import ROOT
 
 MIN_PYTHON = (3, 11)  # numpy 2.4, matplotlib 3.11 and nbgrader 0.9.6 need it
-MIN_MEMORY = 3 << 30  # one grading peaked at 1.9 GiB (grader and workers, make bench): room to spare
+MIN_MEMORY = 3 << 30  # one grading peaked at 1.6 GiB (grader and workers, make bench): room to spare
 PIN = re.compile(r"^([A-Za-z0-9_.\-]+)==([^\s;#]+)")
 
 
@@ -89,12 +89,14 @@ def compiler_and_boost():
 def cuda_and_sandbox_tools():
     from grader.cuda import nvcc as nvcc_check
     nvcc = nvcc_check.checker()
-    bwrap = shutil.which("bwrap")
+    from grader.sandbox import bubblewrap
+    why_not = bubblewrap.probe()  # installed is not enough: the machine must allow its namespaces
+    box = f"{shutil.which(bubblewrap.BWRAP)}: each worker gets a box" if why_not is None else \
+        f"{why_not}: workers are fenced in without it (isolation: reduced)"
     return [Need("nvcc", nvcc is not None, sys.platform == "linux",  # pinned there (requirements/grading.txt)
                  nvcc or "not found: the check that the kernel compiles as real CUDA is skipped",
                  f"{sys.executable} -m pip install -r requirements.txt"),
-            Need("bubblewrap", bwrap is not None, False, bwrap or "not found: workers are fenced in without it",
-                 "apt-get install bubblewrap")]
+            Need("bubblewrap", why_not is None, False, box, "apt-get install bubblewrap")]
 
 
 def memory():
@@ -109,7 +111,7 @@ def memory():
         return Need("memory", True, False, "cannot tell (no /proc/meminfo)")
     gib = available / (1 << 30)
     return Need("memory", available >= MIN_MEMORY, False,
-                f"{gib:.1f} GiB available (one grading peaked at 1.9 GiB: make bench)",
+                f"{gib:.1f} GiB available (one grading peaked at 1.6 GiB: make bench)",
                 "close other programs, or give the machine (or the JupyterHub server) at least 3 GiB")
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from grader.sandbox import isolation
 from grader.suite import collect
 from grader.judge import oracle  # noqa: F401  (torch, imported up front: counted as imports by make bench)
 from grader.report import results
@@ -19,6 +20,7 @@ from grader.suite.plugin import DEFAULT_TIMEOUT
 
 
 def add_arguments(parser):
+    isolation.add_argument(parser)
     parser.add_argument("--submission", default=str(ROOT / "exercises"),
                         help="folder holding the student's attention.py (default: exercises/)")
     parser.add_argument("--suite", choices=sorted(SUITES), default="public",
@@ -55,6 +57,10 @@ def _draw_pictures(run, submission, args):
 
 def main(args):
     started = time.perf_counter()
+    refused = isolation.refused(args)
+    if refused:
+        print(f"grader: {refused}", file=sys.stderr)
+        return 2
     console = Console(highlight=False, width=None if Console().is_terminal else 110)
     submission = Path(args.submission)
     paths = suite_paths(args.suite)

@@ -6,6 +6,7 @@ import pytest
 
 from grader.common.layout import EXERCISES
 from grader.common.failures import Kind
+from grader.sandbox import isolation
 from grader.suite.plugin import ROOT, graded_info, stagger, submissions, suite_of, test_key
 
 
@@ -38,6 +39,7 @@ class TestResult:
 class Run:
     results: list = field(default_factory=list)
     problems: list = field(default_factory=list)  # the grader's own failures: collection errors, bad markers
+    isolation: str = ""  # how workers were kept apart: "full: ...", "reduced: <why>" (grader/sandbox/isolation.py)
 
 
 class Collector:
@@ -120,6 +122,7 @@ def run_pytest(paths, folders, timeout, progress=None, extra_args=()):
     code = pytest.main(args, plugins=[collector])
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not collector.run.problems:
         collector.run.problems.append(f"pytest stopped with exit code {int(code)} ({code.name})")
+    collector.run.isolation = isolation.describe()
     return collector.run
 
 
@@ -127,5 +130,5 @@ def by_submission(run):
     """{folder: Run} for a run over several submissions (grader problems are shared by all)."""
     runs = {}
     for r in run.results:
-        runs.setdefault(r.submission, Run(problems=run.problems)).results.append(r)
+        runs.setdefault(r.submission, Run(problems=run.problems, isolation=run.isolation)).results.append(r)
     return runs

@@ -7,6 +7,10 @@ may take, so these run with `make test-corpus` (GRADER_CORPUS_TEST=1), which CI 
 
 import json
 import os
+import shutil
+import socket
+import subprocess
+import threading
 
 import pytest
 
@@ -32,30 +36,98 @@ def _processes_with(argument):
     return found
 
 
+LISTEN_PORT = 47931  # connects_to_localhost and kernel_host_searches_the_machine try to reach it
+FORGED = "/tmp/results.json"  # forges_results_everywhere writes it where a box has no private /tmp
+FILLER = "grader-disk-filler-"  # fills_the_disk's files, in its folder and /tmp
+
+
+class Listener:
+    """A TCP listener on 127.0.0.1:LISTEN_PORT for the whole corpus run, recording what connects."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", LISTEN_PORT))
+        self.sock.listen(16)
+        self.sock.settimeout(0.2)
+        self.received, self._stop = [], threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.settimeout(1)
+                try:
+                    self.received.append(conn.recv(200))
+                except OSError:
+                    self.received.append(b"(connected)")
+
+    def close(self):
+        self._stop.set()
+        self.thread.join()
+        self.sock.close()
+
+
+def _machine_clean():
+    """Left over from an earlier run: a forged /tmp/results.json, filler files."""
+    if os.path.exists(FORGED):
+        os.unlink(FORGED)
+    for name in os.listdir("/tmp"):
+        if name.startswith(FILLER):
+            os.unlink(os.path.join("/tmp", name))
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     for path in STOLEN:
         path.unlink(missing_ok=True)
+    _machine_clean()
+    listener = Listener()
     out = tmp_path_factory.mktemp("corpus") / "corpus.json"
-    proc = run_grader("controls", "--corpus", "--json", out, timeout=900)
+    try:
+        proc = run_grader("controls", "--corpus", "--json", out, timeout=900)
+    finally:
+        listener.close()
     assert out.exists(), f"the corpus did not run:\n{proc.stdout}\n{proc.stderr}"
-    return json.loads(out.read_text()), proc
+    return json.loads(out.read_text()), proc, listener
 
 
 def test_every_attack_in_the_corpus_was_graded(graded):
-    summary, _ = graded
+    summary, _, _ = graded
     assert set(summary) == {p.stem for p in ADVERSARIAL.glob("*.py")}
 
 
 @pytest.mark.parametrize("name", CORPUS)
 def test_attack_gets_its_score(graded, name):
-    summary, proc = graded
+    summary, proc, _ = graded
     assert name in summary, proc.stdout
     assert summary[name]["problems"] == [], "\n".join(summary[name]["problems"])
 
 
 def test_no_process_outlives_grading(graded):
     assert _processes_with("600.123") == []  # fork_background_process's sleep, in its own session
+    assert _processes_with("600.321") == []  # fork_bomb's children
+
+
+needs_a_box = pytest.mark.skipif(isolation.mode() != "bwrap",
+                                 reason="workers get no bubblewrap box here: isolation is reduced (make doctor)")
+
+
+@needs_a_box
+def test_no_connection_reached_the_listener(graded):
+    _, _, listener = graded
+    assert listener.received == []
+
+
+@needs_a_box
+def test_nothing_was_written_outside_the_box(graded):
+    assert not os.path.exists(FORGED)
+    assert [n for n in os.listdir("/tmp") if n.startswith(FILLER)] == []
 
 
 def test_a_forged_results_json_is_never_what_the_grader_reports(graded, tmp_path):
@@ -77,3 +149,42 @@ def test_a_forged_results_json_is_never_what_the_grader_reports(graded, tmp_path
                            "can read; otherwise a kernel's host code can read what the grader's user can")
 def test_kernel_host_code_could_not_copy_the_reference(graded):
     assert [p.name for p in STOLEN if p.exists()] == []
+
+
+NOBODY = 65534
+# attack: (the exercise it is graded on, the points it must get there; None: every point)
+AS_A_STUDENT = {"searches_the_disk": ("row_softmax", 0), "reads_the_graders_proc": ("weighted_sum", 0),
+                "forges_results_everywhere": ("scale_scores", 1), "connects_to_localhost": ("compute_dk", None),
+                "fork_bomb": ("scale_scores", 0)}
+
+
+@needs_a_box
+@pytest.mark.skipif(not isolation.is_root() or shutil.which("setpriv") is None,
+                    reason="runs the grader as another, unprivileged user: needs root and setpriv")
+@pytest.mark.parametrize("attack", sorted(AS_A_STUDENT))
+def test_without_root_the_box_holds_too(graded, attack, tmp_path):
+    """A student's laptop: the grader runs as an ordinary user (nobody here), and bwrap builds the box in a user
+    namespace of that user's own. The attacks the corpus ran as root get the same scores and reach nothing."""
+    exercise, must = AS_A_STUDENT[attack]
+    folder = tmp_path / attack
+    shutil.copytree(BUILD / attack, folder)
+    subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(tmp_path)], check=True)
+    _machine_clean()
+    listener = Listener()
+    env = dict(os.environ, HOME=str(tmp_path), GRADER_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("GRADER_HIDDEN_SEED", None)
+    try:
+        done = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                               str(ROOT / ".venv" / "bin" / "python"), "-m", "grader", "grade", "--submission",
+                               str(folder), "--exercise", exercise, "--timeout", "10", "--pictures", "none",
+                               "--results", str(tmp_path / "results.json")],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    finally:
+        listener.close()
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["extra_data"]["isolation"].startswith("full"), results["extra_data"]
+    possible = sum(t["max_score"] for t in results["tests"])
+    assert results["score"] == (possible if must is None else must), results["output"]
+    assert listener.received == [] and not os.path.exists(FORGED)
+    assert _processes_with("600.321") == []

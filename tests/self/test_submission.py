@@ -202,7 +202,7 @@ def test_bad_files_get_a_clear_message(tmp_path, content, words):
 
 def test_worker_runs_fenced_in(make_submission):
     """Its folder holds only the submission; memory is limited; as root it has another uid and no network."""
-    from grader.sandbox import isolation
+    from grader.sandbox import isolation, uids
     with submission(make_submission, """
         import os, resource, socket
         def where(x):
@@ -218,7 +218,7 @@ def test_worker_runs_fenced_in(make_submission):
         assert files <= 2  # attention.py (and its __pycache__)
         assert limit_mib == isolation.MEMORY_LIMIT >> 20
         if isolation.can_drop_privileges():
-            assert uid >= isolation.UID_BASE and net == 0
+            assert uid >= uids.UID_BASE and net == 0
 
 
 def test_an_import_that_hangs_costs_one_timeout(make_submission):
