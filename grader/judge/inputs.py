@@ -81,5 +81,10 @@ def masked_scores(rng, case, dtype, magnitude=None):
 
 
 def weights(rng, case, dtype):
-    """Causal attention weights A (rows sum to 1, zeros above the diagonal), as weighted_sum receives them."""
-    return oracle.row_softmax(masked_scores(rng, case, np.float64)).astype(dtype)
+    """Causal attention weights A (rows sum to 1, zeros above the diagonal), as weighted_sum receives them
+    (a float64 softmax in numpy, in place: inputs need no torch)."""
+    a = masked_scores(rng, case, np.float64)
+    a -= np.max(a, axis=-1, keepdims=True)
+    np.exp(a, out=a)
+    a /= np.sum(a, axis=-1, keepdims=True)
+    return a.astype(dtype, copy=False)

@@ -1,4 +1,12 @@
-"""Expected answers shared between the gradings of one class (`python -m grader batch`).
+"""Expected answers shared between gradings: of one class (`python -m grader batch`), and of everyone on this
+machine (the machine's cache, used when no class folder is given).
+
+The machine's cache, CACHE/expected/<version>/ (CACHE: GRADER_CACHE_DIR, or build/ in the checkout), holds every
+answer the oracle and the tolerances have computed here, so a warm grading computes none and imports no torch.
+<version> digests what an answer depends on besides its inputs (the oracle's, tolerances', inputs' and checks'
+sources, the reference solutions, numpy's and torch's versions); older versions are removed. The folder is the
+grader's own (0700): workers never see it (their box holds no part of the checkout; in the reduced fence as root
+they run as other uids). GRADER_EXPECTED_CACHE=off turns it off.
 
 memo.py computes each test's expected answer once per grading process. A batch runs one process per student, so
 without this every student pays for the oracle again, on the same seeded inputs. With `--expected-cache DIR`, the
@@ -63,7 +71,38 @@ def add_argument(parser):
 def use(folder):
     _folder["path"] = Path(folder) if folder else None
     if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
+        Path(folder).mkdir(mode=0o700, parents=True, exist_ok=True)
+
+
+KEEP_VERSIONS = 2  # the machine cache's versions kept (a checkout switched back and forth stays warm)
+
+
+def machine_folder():
+    """This machine's cache folder for the current version of everything answers depend on (None when off)."""
+    if os.environ.get("GRADER_EXPECTED_CACHE") == "off":
+        return None
+    from importlib import metadata
+    from grader.common.layout import ROOT
+    here = Path(__file__).parent
+    h = hashlib.sha256()
+    for path in (here / "oracle.py", here / "tolerances.py", here / "inputs.py", here / "checks.py",
+                 here / "memo.py", ROOT / "solutions" / "attention.py"):
+        h.update(path.read_bytes() if path.is_file() else b"-")
+    for package in ("numpy", "torch"):
+        try:
+            h.update(metadata.version(package).encode())
+        except metadata.PackageNotFoundError:
+            h.update(b"-")
+    cache = Path(os.environ["GRADER_CACHE_DIR"]) if os.environ.get("GRADER_CACHE_DIR") else ROOT / "build"
+    top = cache / "expected"
+    folder = top / h.hexdigest()[:20]
+    top.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, exist_ok=True)
+    os.utime(folder)  # the newest in use
+    stale = sorted((p for p in top.iterdir() if p.is_dir() and p != folder), key=lambda p: p.stat().st_mtime)
+    for old in stale[:max(0, len(stale) - (KEEP_VERSIONS - 1))]:
+        shutil.rmtree(old, ignore_errors=True)
+    return folder
 
 
 def active():

@@ -69,3 +69,23 @@ def test_a_class_folder_is_private_and_goes_where_asked(tmp_path, monkeypatch):
     monkeypatch.setattr(shared_expected, "ROOM_NEEDED", 1 << 60)  # no machine has that much: auto takes the disk
     with shared_expected.class_folder("auto") as folder:
         assert not folder.startswith(str(tmp_path / "memory"))
+
+
+def test_a_warm_grading_takes_every_answer_from_the_machine_cache_and_imports_no_torch(tmp_path):
+    """The machine's cache (GRADER_CACHE_DIR/expected): the first grading computes the answers with torch, the
+    next finds them all and never imports it; the folder is the grader's own."""
+    import json
+    import subprocess
+    import sys
+    from helpers import ROOT
+    env = dict(os.environ, GRADER_CACHE_DIR=str(tmp_path / "cache"))
+    args = [sys.executable, "-m", "grader", "grade", "--submission", str(ROOT / "solutions"), "--exercise",
+            "scale_scores", "--pictures", "none", "--timings", str(tmp_path / "timings.json")]
+    seen = []
+    for _ in range(2):
+        done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0 and "all tests pass" in done.stdout, done.stdout + done.stderr
+        seen.append(json.loads((tmp_path / "timings.json").read_text())["torch_imported"])
+    assert seen == [1.0, 0.0]  # cold: computed with torch; warm: not even imported
+    folder = tmp_path / "cache" / "expected"
+    assert [oct(p.stat().st_mode & 0o777) for p in (folder, *folder.iterdir())] == ["0o700", "0o700"]
