@@ -57,11 +57,13 @@ def _python_binds():
 def command(worker_argv, *, folder, files, env, uid):
     """The bwrap command line running worker_argv in a box whose working folder is `folder` (a size-limited tmpfs
     at that path, holding `files` read-only), with exactly the environment `env`."""
+    # mounts are made in order: /tmp's tmpfs first, so that what lives under /tmp on this machine (a checkout,
+    # a venv, the worker's folder) is bound on top of it rather than hidden by it
     args = [BWRAP, "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--clearenv", *_system_binds(), *_python_binds(),
+            "--clearenv", "--perms", "1777", "--size", str(TMP_SIZE), "--tmpfs", "/tmp",
+            *_system_binds(), *_python_binds(),
             "--ro-bind", str(SANDBOX_CODE), str(SANDBOX_CODE),
             "--proc", "/proc", "--dev", "/dev",
-            "--perms", "1777", "--size", str(TMP_SIZE), "--tmpfs", "/tmp",
             "--perms", "0700", "--size", str(FOLDER_SIZE), "--tmpfs", str(folder)]
     for f in files:
         args += ["--ro-bind", str(f), str(Path(folder) / Path(f).name)]
