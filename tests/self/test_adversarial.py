@@ -10,7 +10,9 @@ import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -162,10 +164,18 @@ AS_A_STUDENT = {"searches_the_disk": ("row_softmax", 0), "reads_the_graders_proc
 @pytest.mark.skipif(not isolation.is_root() or shutil.which("setpriv") is None,
                     reason="runs the grader as another, unprivileged user: needs root and setpriv")
 @pytest.mark.parametrize("attack", sorted(AS_A_STUDENT))
-def test_without_root_the_box_holds_too(graded, attack, tmp_path):
+def test_without_root_the_box_holds_too(graded, attack):
     """A student's laptop: the grader runs as an ordinary user (nobody here), and bwrap builds the box in a user
     namespace of that user's own. The attacks the corpus ran as root get the same scores and reach nothing."""
     exercise, must = AS_A_STUDENT[attack]
+    tmp_path = Path(tempfile.mkdtemp(prefix="as-a-student-"))  # pytest's tmp_path is root's alone (0700 above it)
+    try:
+        _graded_as_nobody(attack, exercise, must, tmp_path)
+    finally:
+        shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def _graded_as_nobody(attack, exercise, must, tmp_path):
     folder = tmp_path / attack
     shutil.copytree(BUILD / attack, folder)
     subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(tmp_path)], check=True)
