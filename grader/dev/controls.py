@@ -12,6 +12,7 @@ submission folder that `make grade SUBMISSION=...` can grade too.
 
 import ast
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -29,7 +30,8 @@ WRONG = ROOT / "solutions" / "wrong"
 ADVERSARIAL = ROOT / "solutions" / "adversarial"  # the corpus that attacks the grader (issue: isolation)
 CORPUS_SUITE = "public"
 CORPUS_TIMEOUT = 10.0
-BUILD = ROOT / "build" / "controls"
+# where the controls' submissions are written; GRADER_CONTROLS_DIR moves them (the corpus run as another user)
+BUILD = Path(os.environ["GRADER_CONTROLS_DIR"]) if os.environ.get("GRADER_CONTROLS_DIR") else ROOT / "build" / "controls"
 
 
 @dataclass

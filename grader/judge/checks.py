@@ -20,12 +20,13 @@ from grader.common.records import timed
 
 
 class _Call:
-    """A student call in flight: the expected answer is computed while the worker runs."""
+    """A student call in flight (limit: (seconds, why) from _limit(), or None for the default)."""
 
-    def __init__(self, student, func, *args, return_args=False, **options):
+    def __init__(self, student, func, *args, return_args=False, limit=None, **options):
         self.args = args
         self._answer = None  # (value, exception) once read
-        self.pending = student.submit(func, *args, return_args=return_args, **options)
+        seconds, why = limit or (None, None)
+        self.pending = student.submit(func, *args, return_args=return_args, timeout=seconds, why=why, **options)
         if self.pending.answered_at_once():
             self._read()
             if self._answer[1] is not None:  # a stub or a crash: report it now, before computing expectations
@@ -74,17 +75,36 @@ def _pictured(exercise, func, *args, square=False, drawable=True):
         raise
 
 
+LIMIT_FLOOR = 5.0  # seconds: far more than a vectorised numpy answer needs at ANDREA-120M, even on a busy laptop
+LIMIT_TIMES = 10  # times the oracle's own time (answer and bound) for the same input on this machine
+
+
+def _limit(student, func, arr):
+    """(seconds, why) for a call of func on arr: LIMIT_TIMES the oracle's time for these inputs here (memo knows
+    it once the expected answer was computed on this machine), at least LIMIT_FLOOR, at most the grading's own
+    limit (--timeout); None when the oracle's time is unknown or the default is lower. An endless loop then
+    costs seconds, not a minute."""
+    seconds = memo.last_seconds()
+    if seconds is None:
+        return None
+    limit = round(max(LIMIT_FLOOR, LIMIT_TIMES * seconds), 1)
+    if limit >= getattr(student, "timeout", float("inf")):
+        return None
+    shape = "x".join(map(str, arr.shape))
+    return limit, (f"at {shape} the oracle takes {seconds:.2f} s on this machine, and a vectorised numpy {func} "
+                   f"about as long: loop over whole rows or heads at most, never over single elements")
+
+
 def _label(func, what, arr):
     """What was graded, true to the input: its case, dtype and shape (scores are (..., T, T), not (..., T, d_k))."""
     return f"{func} on {what}, {arr.dtype} input of shape {tuple(arr.shape)}"
 
 
 def check_scale_scores(student, Q, K, *, what, reference=None):
-    running = _Call(student, "scale_scores", Q, K)
-    with timed("compare"):
+    with timed("compare"):  # first: the call's time limit follows from the oracle's time (_limit)
         expected, bound = memo.get("scale_scores", (Q, K), lambda: (
             oracle.scale_scores(Q, K), tol.scale_scores_bound(Q, K, Q.dtype)))
-    got = running.result()
+    got = _Call(student, "scale_scores", Q, K, limit=_limit(student, "scale_scores", Q)).result()
     with timed("compare"):
         expect_array(got, func="scale_scores", shape=Q.shape[:-1] + (K.shape[-2],), dtype=Q.dtype)
         with _pictured("scale_scores", "scale_scores", Q, K):
@@ -119,10 +139,9 @@ def _softmax_expectation(scores):
 
 
 def check_row_softmax(student, scores, *, what, reference=None):
-    running = _Call(student, "row_softmax", scores)
     with timed("compare"):
         expected, bound = memo.get("row_softmax", (scores,), lambda: _softmax_expectation(scores))
-    got = running.result()
+    got = _Call(student, "row_softmax", scores, limit=_limit(student, "row_softmax", scores)).result()
     with timed("compare"):
         expect_array(got, func="row_softmax", shape=scores.shape, dtype=scores.dtype)
         label = _label("row_softmax", what, scores)
@@ -141,11 +160,10 @@ def check_row_softmax(student, scores, *, what, reference=None):
 
 
 def check_weighted_sum(student, A, V, *, what, reference=None):
-    running = _Call(student, "weighted_sum", A, V)
     with timed("compare"):
         expected, bound = memo.get("weighted_sum", (A, V), lambda: (
             oracle.weighted_sum(A, V), tol.weighted_sum_bound(A, V, V.dtype)))
-    got = running.result()
+    got = _Call(student, "weighted_sum", A, V, limit=_limit(student, "weighted_sum", A)).result()
     with timed("compare"):
         expect_array(got, func="weighted_sum", shape=V.shape, dtype=V.dtype)
         assert_close(got, expected, bound, what=_label("weighted_sum", what, V),
@@ -157,12 +175,11 @@ def check_weighted_sum(student, A, V, *, what, reference=None):
 
 
 def check_causal_attention(student, Q, K, V, *, what, reference=None):
-    running = _Call(student, "causal_attention", Q, K, V)
     with timed("compare"):
         expected, bound = memo.get("causal_attention", (Q, K, V), lambda: (
             oracle.causal_attention(Q, K, V),  # torch's fused SDPA, is_causal=True
             tol.attention_bound(Q, K, V, V.dtype)))
-    got = running.result()
+    got = _Call(student, "causal_attention", Q, K, V, limit=_limit(student, "causal_attention", Q)).result()
     with timed("compare"):
         expect_array(got, func="causal_attention", shape=V.shape, dtype=V.dtype)
         assert_close(got, expected, bound, what=_label("causal_attention", what, V),

@@ -18,6 +18,11 @@ def _torch():
     return torch
 
 
+def ready():
+    """Import torch now (memo.get times the oracle, not torch's import)."""
+    _torch()
+
+
 def _t(a):
     return _torch().from_numpy(np.asarray(a, dtype=np.float64))
 

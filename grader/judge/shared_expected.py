@@ -154,10 +154,19 @@ def _save(stem, value):
     os.replace(tmp, stem.with_suffix(".json"))  # last: the answer is complete once this exists
 
 
+def _stem(slot_key):
+    return _folder["path"] / hashlib.sha256(repr(slot_key).encode()).hexdigest()[:32]
+
+
+def peek(slot_key):
+    """The stored value for slot_key, or None when no grading has stored it (nothing is computed)."""
+    stem = _stem(slot_key)
+    return _load(stem) if stem.with_suffix(".json").is_file() else None
+
+
 def get(slot_key, compute):
     """The value for slot_key from the shared folder, computing and storing it if no grading has yet."""
-    digest = hashlib.sha256(repr(slot_key).encode()).hexdigest()[:32]
-    stem = _folder["path"] / digest
+    stem = _stem(slot_key)
     with _locked(stem):
         if stem.with_suffix(".json").is_file():
             return _load(stem)

@@ -47,6 +47,7 @@ class Submission:
         self.kernel = kernel_library is not None
         self.timeout = timeout
         self._call_timeout = timeout  # the limit of the call in flight (call() sets it)
+        self._call_why = None  # where that limit comes from, in words, when it is not the default
         self._proc = None
         self._requests = self._replies = None  # pipe fds, set while a worker runs
         self._capture = None
@@ -136,12 +137,14 @@ class Submission:
         """Run func(*args) in the worker; return its result (and, if asked, the arguments after the call)."""
         return self.submit(func, *args, return_args=return_args, **options).result()
 
-    def submit(self, func, *args, return_args=False, timeout=None, **options):
+    def submit(self, func, *args, return_args=False, timeout=None, why=None, **options):
         """Send func(*args) to the worker and return at once; .result() waits for the answer.
 
         The grader computes the expected answer while the worker computes the student's. options go to the
-        worker with the request (a kernel run's thread order, say); timeout (seconds) overrides the default.
+        worker with the request (a kernel run's thread order, say); timeout (seconds) overrides the default, and
+        why, said when it is exceeded, says where that limit comes from.
         """
+        self._call_why = why
         deadline = self._send(func, args, return_args, options, timeout)
         return PendingCall(self, func, args, return_args, deadline)
 
@@ -225,7 +228,8 @@ class Submission:
             limit = limit or self._call_timeout
             if func is not None:
                 self._timed_out[func] = f"after {limit:g} s"
-            raise self._fail(f"timed out after {limit:g} s while {doing}", TimedOut) from None
+            why = f"; {self._call_why}" if func is not None and self._call_why else ""
+            raise self._fail(f"timed out after {limit:g} s while {doing}{why}", TimedOut) from None
         except wire.WireClosed:
             raise self._fail(self._death_words(doing)) from None
         except wire.WireError as exc:
