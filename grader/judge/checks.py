@@ -25,7 +25,7 @@ class _Call:
     def __init__(self, student, func, *args, return_args=False, limit=None, **options):
         self.args = args
         self._answer = None  # (value, exception) once read
-        seconds, why = limit or (None, None)
+        seconds, why = limit or (options.pop("timeout", None), None)  # a kernel's limit comes as timeout
         self.pending = student.submit(func, *args, return_args=return_args, timeout=seconds, why=why, **options)
         if self.pending.answered_at_once():
             self._read()

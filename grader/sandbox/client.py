@@ -25,7 +25,6 @@ from grader.sandbox import isolation, replies, wire
 WORKER = Path(__file__).with_name("worker.py")
 MAX_REPLY_BYTES = 1 << 32  # one array of a reply; the largest graded output is 201 MB
 MAX_OUTPUT_SHOWN = 2000
-PIPE_SIZE = 1 << 20
 IMPORT_TIMEOUT = 20.0  # seconds to import the student's file (numpy and friends take about 0.2 s)
 MAX_SOURCE_BYTES = 2_000_000  # a student's attention.py: generous for code, not for pasted data
 
@@ -87,7 +86,7 @@ class Submission:
         self._requests = self._proc.stdin.fileno()
         for fd in (self._requests, self._replies):
             os.set_blocking(fd, False)
-            _grow_pipe(fd)
+            wire.grow_pipe(fd)
         if self._find_forbidden is not None:
             self._forbidden = self._find_forbidden(self.path.read_bytes().decode("utf-8", "replace"))
         limit = min(self.timeout, IMPORT_TIMEOUT)
@@ -292,11 +291,3 @@ class PendingCall:
 
     def result(self):
         return self._sub._answer(*self._call)
-
-
-def _grow_pipe(fd):
-    try:
-        import fcntl
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
-    except (ImportError, AttributeError, OSError):
-        pass  # a smaller pipe is only slower

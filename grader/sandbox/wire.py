@@ -161,3 +161,14 @@ def _rebuild(meta, raw):
     if any(s < 0 for s in shape) or int(np.prod(shape, dtype=np.int64)) * dtype.itemsize != len(raw):
         raise WireError(f"array of shape {shape} and dtype {dtype_name} does not match its {len(raw)} bytes")
     return np.frombuffer(raw, dtype=dtype).reshape(shape)
+
+
+PIPE_SIZE = 1 << 20  # bytes a pipe holds: 16 times Linux's default, fewer wake-ups per 100 MB array
+
+
+def grow_pipe(fd):
+    try:
+        import fcntl
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+    except (ImportError, AttributeError, OSError):
+        pass  # a smaller pipe is only slower

@@ -39,7 +39,7 @@ def _processes_with(argument):
 
 
 LISTEN_PORT = 47931  # connects_to_localhost and kernel_host_searches_the_machine try to reach it
-FORGED = "/tmp/results.json"  # forges_results_everywhere writes it where a box has no private /tmp
+FORGED = "/tmp/results.json"  # forged_results_json writes it: only a box with a private /tmp keeps it in
 FILLER = "grader-disk-filler-"  # fills_the_disk's files, in its folder and /tmp
 
 
