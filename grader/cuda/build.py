@@ -24,8 +24,13 @@ CXXFLAGS = ["-std=c++20", "-O2", "-g", "-fPIC", "-fno-strict-aliasing", "-pthrea
 LIBS = ["-lboost_context", "-ldl", "-pthread"]
 # the runtime's own objects (the yardstick attention_loops.cpp is bench's own)
 RUNTIME_SOURCES = ("scheduler.cpp", "collectives.cpp", "barrier_reports.cpp", "shared_memory.cpp", "cuda_api.cpp",
+                   "errors.cpp", "device_properties.cpp", "streams.cpp", "host_memory.cpp",
                    "memory.cpp", "faults.cpp")
 MAX_ERROR_LINES = 30
+# A .cu file is compiled once, for host and device at the same time: its kernels run as device code of an sm_90
+# GPU (the properties device_properties.cpp reports), so code that picks device features by __CUDA_ARCH__ takes
+# the path a current GPU takes (host code of the same file sees it too; .cpp files do not).
+CUDA_ARCH = 900
 
 class BuildError(Exception):
     """The student's file did not compile; str() is the compiler's message, trimmed to the student's lines."""
@@ -85,7 +90,7 @@ rule cc
   command = $cxx $cflags -c $in -o $out
   description = compiling $in
 rule cu
-  command = $cxx $cflags -x c++ -include cuda_cpu.h -c $in -o $out
+  command = $cxx $cflags -x c++ -include cuda_cpu.h -D__CUDA_ARCH__={CUDA_ARCH} -c $in -o $out
   description = compiling $in (CUDA, rewritten)
 rule link
   command = $cxx -shared $in -o $out {' '.join(LIBS)}
@@ -124,7 +129,10 @@ def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++"):
     by everything that matters; CUDA files (.cu, .cuh) go through the rewrite, so a rewritten header is found
     before the original by a quoted #include. compiled: the names among files to compile and link."""
     check_toolchain(cxx)
-    texts = {name: rewrite(text, name) if _is_cuda(name) else text for name, text in files.items()}
+    # a kernel may call a __device__ function of another file (a header): the rewrite sees them all when it looks
+    # for kernels that never wait
+    texts = {name: rewrite(text, name, "\n".join(t for n, t in files.items() if n != name)) if _is_cuda(name)
+             else text for name, text in files.items()}
     runtime = _runtime_objects(cxx)
     flags = CXXFLAGS + [f"-D{d}" for d in defines]
     out_dir = CACHE / _key(*(f"{n}\0{t}" for n, t in sorted(texts.items())), " ".join(compiled), target,
