@@ -167,15 +167,17 @@ def build(source_path, *, defines=(), cxx="g++"):
     return _build({name: source_path.read_text(errors="replace")}, [name], "libkernel.so", defines=defines, cxx=cxx)
 
 
-def build_program(folder, sources, *, include_dirs=(), defines=(), cxx="g++"):
+def build_program(folder, sources, *, files=None, include_dirs=(), defines=(), cxx="g++"):
     """Build an executable from the files `sources` (names in `folder`) with the CPU runtime, as nvcc would: .cu
     files as CUDA (rewritten, cuda_cpu.h included first as nvcc includes cuda_runtime.h), .cpp files as plain C++
     that may include <cuda_runtime.h>. Every source and header of the folder is copied (CUDA ones rewritten), so
-    kernels in a .cuh header are rewritten too. Returns the executable's path, or raises BuildError."""
+    kernels in a .cuh header are rewritten too (`files` names fewer). Returns the executable's path, or raises
+    BuildError."""
     folder = Path(folder)
-    files = {p.name: p.read_text(errors="replace") for p in sorted(folder.iterdir())
-             if p.suffix in (".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl") and p.is_file()}
-    return _build(files, list(sources), "program", defines=defines, include_dirs=[folder, *include_dirs], cxx=cxx)
+    names = files if files is not None else [p.name for p in sorted(folder.iterdir()) if p.is_file() and p.suffix in
+                                             (".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl")]
+    texts = {name: (folder / name).read_text(errors="replace") for name in names}
+    return _build(texts, list(sources), "program", defines=defines, include_dirs=[folder, *include_dirs], cxx=cxx)
 
 
 def _student_errors(text, filenames):
