@@ -13,9 +13,9 @@ from helpers import ROOT
 
 SUITE = ROOT / "tests" / "cuda_conformance"
 PROGRAMS = sorted(p.name for p in SUITE.glob("*.cu"))
-# cooperative_groups.h and cuda_fp16.h need CUDA's C++ core library (PyPI: nvidia-cuda-cccl) beside nvcc
+# cooperative_groups.h, cuda_fp16.h and cuda_bf16.h need CUDA's C++ core library (PyPI: nvidia-cuda-cccl) beside nvcc
 CCCL = Path(sysconfig.get_paths()["purelib"]) / "nvidia" / "cu13" / "include" / "cccl"
-NEEDS_CCCL = ("cooperative_groups", "cuda_fp16")
+NEEDS_CCCL = ("cooperative_groups", "cuda_fp16", "cuda_bf16")
 
 
 def test_every_program_has_its_expected_output():
