@@ -70,6 +70,9 @@ def _first_error(text):
 def run_sample(root, sample, timeout=TIMEOUT, verbose=False):
     folder = Path(root) / "Samples" / sample
     outcome = Outcome(Path(sample).name)
+    if not folder.is_dir():
+        outcome.first_error = f"{sample} is not in this checkout"
+        return outcome
     start = time.monotonic()
     try:
         program = cuda_build.build_program(folder, sources(folder), include_dirs=[Path(root) / "Common"])
