@@ -37,7 +37,7 @@
 #define __launch_bounds__(...)
 #define __align__(n) alignas(n)
 #define __restrict__ __restrict
-// Left after the rewrite only in forms it does not handle, such as two variables in one declaration.
+// Left after the rewrite only in forms it does not handle (an initializer, a declaration the pattern misses).
 #define __shared__ cuda_cpu_write_one_shared_variable_per_declaration
 #define __constant__
 #define __managed__

@@ -42,3 +42,14 @@ def test_each_program_is_real_cuda(name, tmp_path):
     proc = subprocess.run([nvcc.checker(), f"-arch={nvcc.NVCC_ARCH}", *include, "-c", str(SUITE / name), "-o",
                            str(tmp_path / "program.o")], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_what_is_not_emulated_stops_the_build_with_its_name_and_the_line(tmp_path):
+    """cg::this_grid() needs every block resident at once: the build says so at the line that asks for it."""
+    (tmp_path / "grid.cu").write_text("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+                                      "__global__ void k() {\n    cg::this_grid().sync();\n}\n"
+                                      "int main() { k<<<2, 32>>>(); return 0; }\n")
+    with pytest.raises(cuda_build.BuildError) as failure:
+        cuda_build.build_program(tmp_path, ["grid.cu"])
+    assert "this_grid() (grid-wide synchronization) is not emulated" in str(failure.value)
+    assert "grid.cu:4:" in str(failure.value)

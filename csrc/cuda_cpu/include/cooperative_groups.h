@@ -7,7 +7,8 @@
 // block_tile_memory) syncs with a whole-block barrier: the same result whenever every tile of the block reaches
 // the sync, as the programs that use them do; if only some do, the runtime reports divergent barriers.
 // thread_group is any of these, chosen at run time (a block, or a tile of n threads from tiled_partition(g, n)).
-// Not emulated: grid_group (this_grid), coalesced_threads.
+// Not emulated: grid_group (this_grid) and coalesced_threads; using one stops the build with a message that names
+// it, at the line that uses it.
 #pragma once
 #include "cuda_cpu.h"
 
@@ -148,6 +149,25 @@ template <unsigned N, class Parent>
 thread_block_tile<N, Parent> tiled_partition(const Parent&) { return {}; }
 
 inline thread_group tiled_partition(const thread_group&, unsigned tile_size) { return thread_group(tile_size); }
+
+// A grid-wide sync needs every block of the grid resident at once; here a core runs its blocks one after another.
+struct grid_group {
+    void sync() const {}
+    unsigned long long thread_rank() const { return 0; }
+    unsigned long long size() const { return 0; }
+};
+template <class NotEmulated = void>
+grid_group this_grid() {
+    static_assert(sizeof(NotEmulated) == 0, "cooperative_groups::this_grid() (grid-wide synchronization) is not "
+                                            "emulated by the CPU runtime: blocks do not all run at once");
+    return {};
+}
+template <class NotEmulated = void>
+thread_group coalesced_threads() {
+    static_assert(sizeof(NotEmulated) == 0, "cooperative_groups::coalesced_threads() is not emulated by the CPU "
+                                            "runtime");
+    return thread_group(0);
+}
 
 template <class Group>
 void sync(const Group& g, cuda_cpu_here at = cuda_cpu_here::current()) { g.sync(at); }
