@@ -12,7 +12,7 @@ SUITE ?= public
 ARGS ?=
 EX ?=
 
-.PHONY: grade test test-corpus test-class exercises controls bench venv system-deps clean help release autograde gradescope doctor needs
+.PHONY: cuda-samples grade test test-corpus test-class exercises controls bench venv system-deps clean help release autograde gradescope doctor needs
 
 help:
 	@echo "make grade [SUBMISSION=DIR] [SUITE=public|hidden|all]  grade a submission (default: exercises/)"
@@ -23,6 +23,7 @@ help:
 	@echo "make exercises                                          regenerate exercises/ from solutions/"
 	@echo "make controls                                           grade the known-wrong submissions"
 	@echo "make bench                                              time grading of the reference"
+	@echo "make cuda-samples SAMPLES=PATH [ARGS=--only vectorAdd]  NVIDIA's cuda-samples (a checkout) on the CPU runtime"
 	@echo "make release                                            nbgrader course + student repository (build/)"
 	@echo "make autograde [JOBS=N] [ARGS=--collect]                (collect,) autograde build/course/submitted, feedback, grades.csv"
 	@echo "make gradescope                                         build/gradescope/autograder.zip"
@@ -69,6 +70,11 @@ controls: $(STAMP)
 
 bench: $(STAMP)
 	@$(PY) -m grader bench; status=$$?; $(PY) -m grader bench-batch && exit $$status
+
+# NVIDIA's cuda-samples as the CPU runtime's yardstick (a checkout outside this repository, passed by path)
+cuda-samples: $(STAMP) system-deps
+	@test -n "$(SAMPLES)" || { echo "usage: make cuda-samples SAMPLES=/path/to/cuda-samples" >&2; exit 2; }
+	$(PY) -m grader cuda-samples $(SAMPLES) $(ARGS)
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 COURSE ?= build/course

@@ -53,6 +53,8 @@ COMMANDS = (
     Command("bench", "grader.dev.bench", MAINTAINER, "time grading the reference (make bench)"),
     Command("bench-batch", "grader.dev.bench_batch", MAINTAINER,
             "time batch grading of a class, --jobs 2 against --jobs 1"),
+    Command("cuda-samples", "grader.dev.cuda_samples", MAINTAINER,
+            "build and run NVIDIA's cuda-samples (a checkout's path) on the CPU runtime (make cuda-samples)"),
     Command("cell", "grader.student.cell", INTERNAL, "grade one exercise for a notebook test cell"),
     Command("from-notebook", "grader.student.from_notebook", INTERNAL,
             "write attention.py from a notebook's answer cells (Gradescope, for a notebook uploaded by mistake)"),

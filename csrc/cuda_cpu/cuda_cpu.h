@@ -37,36 +37,17 @@
 #define __launch_bounds__(...)
 #define __align__(n) alignas(n)
 #define __restrict__ __restrict
-// Left after the rewrite only in forms it does not handle, such as two variables in one declaration.
+// Left after the rewrite only in forms it does not handle (an initializer, a declaration the pattern misses).
 #define __shared__ cuda_cpu_write_one_shared_variable_per_declaration
 #define __constant__
+#define __managed__
 
-struct uint3 { unsigned x, y, z; };
-struct dim3 {
-    unsigned x, y, z;
-    constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
-    constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
-};
-struct alignas(8) float2 { float x, y; };
-struct alignas(16) float4 { float x, y, z, w; };
-struct alignas(16) int4 { int x, y, z, w; };
-inline float2 make_float2(float x, float y) { return {x, y}; }
-inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
-inline dim3 make_dim3(unsigned x, unsigned y, unsigned z) { return dim3(x, y, z); }
-
-typedef struct cuda_cpu_stream* cudaStream_t;
-enum cudaError_t {
-    cudaSuccess = 0,
-    cudaErrorInvalidValue = 1,
-    cudaErrorMemoryAllocation = 2,
-    cudaErrorInvalidConfiguration = 9,
-    cudaErrorLaunchFailure = 719,
-};
-typedef cudaError_t cudaError;
-enum cudaMemcpyKind {
-    cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
-    cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4,
-};
+// What CUDA's own cuda_runtime.h brings (nvcc includes it first in every .cu file): the types, the vector types,
+// the runtime API. The guards are those NVIDIA's helper_cuda.h looks for before it offers its checks.
+#define __CUDA_RUNTIME_H__
+#include "driver_types.h"
+#include "vector_types.h"
+#include "cuda_cpu/runtime_api.h"
 
 constexpr int warpSize = 32;
 
@@ -107,19 +88,20 @@ T& shared_var(const void* site, const char* name = "?", int line = 0) {
 template <class T>
 T* dynamic_shared(const char* name = nullptr) { return static_cast<T*>(dynamic_shared_base(name)); }
 
-template <class... KArgs, class... Args>
-void launch(void (*kernel)(KArgs...), const LaunchConfig& cfg, Args&&... args) {
-    static_assert(sizeof...(KArgs) == sizeof...(Args), "a kernel launch must pass one argument per parameter");
-    std::tuple<std::decay_t<KArgs>...> packed(std::forward<Args>(args)...);
-    run_grid(cfg, [&packed, kernel] { std::apply(kernel, packed); });
+// The rewrite passes each kernel as CUDA_CPU_KERNEL(name): a call by name, so default arguments and template
+// argument deduction work as in a launch. The arguments are evaluated once, at the launch, as on a GPU.
+#define CUDA_CPU_KERNEL(...) [&](auto&... cuda_cpu_args) { __VA_ARGS__(cuda_cpu_args...); }
+template <class Call, class... Args>
+void launch(Call call, const LaunchConfig& cfg, Args&&... args) {
+    std::tuple<std::decay_t<Args>...> packed(std::forward<Args>(args)...);
+    run_grid(cfg, [&packed, &call] { std::apply(call, packed); });
 }
 
 // For kernels the build found free of barriers and warp collectives: threads run one after another, no fibers.
-template <class... KArgs, class... Args>
-void launch_never_waits(void (*kernel)(KArgs...), const LaunchConfig& cfg, Args&&... args) {
-    static_assert(sizeof...(KArgs) == sizeof...(Args), "a kernel launch must pass one argument per parameter");
-    std::tuple<std::decay_t<KArgs>...> packed(std::forward<Args>(args)...);
-    run_grid(cfg, [&packed, kernel] { std::apply(kernel, packed); }, true);
+template <class Call, class... Args>
+void launch_never_waits(Call call, const LaunchConfig& cfg, Args&&... args) {
+    std::tuple<std::decay_t<Args>...> packed(std::forward<Args>(args)...);
+    run_grid(cfg, [&packed, &call] { std::apply(call, packed); }, true);
 }
 
 template <class T>
@@ -195,42 +177,29 @@ T cuda_cpu_shfl_up(unsigned mask, T v, unsigned delta, int line, int width = war
     return cuda_cpu::shuffle(mask, v, src >= base ? src : lane, line);
 }
 
-// Atomics: real ones, since blocks run on several cores at once.
-template <class T>
-T atomicAdd(T* p, T v) { return std::atomic_ref<T>(*p).fetch_add(v); }
-inline float atomicAdd(float* p, float v) {
-    std::atomic_ref<float> a(*p);
-    float old = a.load();
-    while (!a.compare_exchange_weak(old, old + v)) {}
-    return old;
+// __reduce_add_sync and friends (sm_80 and later): every lane of the mask gets the result over the mask's lanes,
+// gathered here with one shuffle per lane of the mask.
+template <class T, class Op>
+T cuda_cpu_reduce_sync(unsigned mask, T value, int line, Op op) {
+    T out{};
+    bool first = true;
+    for (int lane = 0; lane < warpSize; ++lane) {
+        if (!(mask >> lane & 1u)) continue;
+        T x = cuda_cpu::shuffle(mask, value, lane, line);
+        out = first ? x : op(out, x);
+        first = false;
+    }
+    return out;
 }
-inline double atomicAdd(double* p, double v) {
-    std::atomic_ref<double> a(*p);
-    double old = a.load();
-    while (!a.compare_exchange_weak(old, old + v)) {}
-    return old;
-}
-template <class T>
-T atomicMax(T* p, T v) {
-    std::atomic_ref<T> a(*p);
-    T old = a.load();
-    while (old < v && !a.compare_exchange_weak(old, v)) {}
-    return old;
-}
-template <class T>
-T atomicMin(T* p, T v) {
-    std::atomic_ref<T> a(*p);
-    T old = a.load();
-    while (old > v && !a.compare_exchange_weak(old, v)) {}
-    return old;
-}
-template <class T>
-T atomicCAS(T* p, T compare, T v) {
-    std::atomic_ref<T>(*p).compare_exchange_strong(compare, v);
-    return compare;
-}
-template <class T>
-T atomicExch(T* p, T v) { return std::atomic_ref<T>(*p).exchange(v); }
+#define __reduce_add_sync(mask, v) cuda_cpu_reduce_sync((mask), (v), __LINE__, [](auto a, auto b) { return a + b; })
+#define __reduce_min_sync(mask, v) cuda_cpu_reduce_sync((mask), (v), __LINE__, [](auto a, auto b) { return b < a ? b : a; })
+#define __reduce_max_sync(mask, v) cuda_cpu_reduce_sync((mask), (v), __LINE__, [](auto a, auto b) { return a < b ? b : a; })
+#define __reduce_and_sync(mask, v) cuda_cpu_reduce_sync((mask), (unsigned)(v), __LINE__, [](unsigned a, unsigned b) { return a & b; })
+#define __reduce_or_sync(mask, v) cuda_cpu_reduce_sync((mask), (unsigned)(v), __LINE__, [](unsigned a, unsigned b) { return a | b; })
+#define __reduce_xor_sync(mask, v) cuda_cpu_reduce_sync((mask), (unsigned)(v), __LINE__, [](unsigned a, unsigned b) { return a ^ b; })
+
+#include "cuda_cpu/atomics.h"
+#include "cuda_cpu/device_functions.h"
 
 // Math names CUDA device code uses.
 template <class A, class B>
@@ -250,14 +219,6 @@ inline float __uint_as_float(unsigned i) { float x; std::memcpy(&x, &i, 4); retu
 template <class T>
 T __ldg(const T* p) { return *p; }
 
-// The runtime API students use.
-// cudaMalloc is a macro so that the buffer can be named by its line in out-of-bounds messages.
+// cudaMalloc is a macro so that the buffer can be named by its line in out-of-bounds messages (memory.cpp).
 cudaError_t cuda_cpu_malloc(void** p, size_t bytes, int line);
 #define cudaMalloc(p, bytes) cuda_cpu_malloc(reinterpret_cast<void**>(p), (bytes), __LINE__)
-cudaError_t cudaFree(void* p);
-cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind);
-cudaError_t cudaMemset(void* p, int value, size_t bytes);
-cudaError_t cudaDeviceSynchronize();
-cudaError_t cudaGetLastError();
-cudaError_t cudaPeekAtLastError();
-const char* cudaGetErrorString(cudaError_t err);

@@ -15,7 +15,8 @@ namespace cuda_cpu {
 struct CallState {
     std::mutex mutex;
     cudaError_t last_error = cudaSuccess;
-    std::string error_message;           // what cudaGetErrorString says about last_error
+    std::string error_message;           // what cudaGetErrorString says about message_code (errors.cpp)
+    cudaError_t message_code = cudaSuccess;
     std::string first_failure;           // what the grader reports (cuda_cpu_launch_error)
     std::atomic<bool> launch_failed{false};  // the running launch: its blocks stop early
     std::atomic<bool> warned_early_return{false};

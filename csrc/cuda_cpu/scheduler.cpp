@@ -66,33 +66,40 @@ int run_order() {
 }
 
 
-// Release the warp starting at `base` if its waiting lanes cover their mask (less lanes that have exited).
+// Release a group of the warp starting at `base`: the lanes waiting with one same mask, once every lane of that
+// mask (less lanes that have exited) waits with it. Lanes that wait with another mask are another collective
+// (lanes 0-7 reducing with mask 0xff while 8-31 wait at a full-warp one): each completes on its own, as on a GPU.
 bool release_warp(std::vector<Thread>& ts, size_t base) {
     size_t end = std::min(ts.size(), base + warpSize);
-    unsigned waiting = 0, alive = 0, mask = 0;
-    uint64_t ballot = 0;  // the lanes that voted true (a vote's payload is its predicate)
+    unsigned alive = 0, tried = 0;
     for (size_t i = base; i < end; ++i) {
         if (ts[i].state != State::Done) alive |= 1u << (i - base);
-        if (ts[i].state == State::AtWarp) {
-            waiting |= 1u << (i - base);
-            mask |= ts[i].mask;
-            if (ts[i].src_lane == kVoteLane && ts[i].payload) ballot |= 1ull << (i - base);
-        }
     }
-    if (!waiting || (mask & alive & ~waiting)) return false;  // some lane of the mask has not arrived yet
-    for (size_t i = base; i < end; ++i) {
-        if (ts[i].state != State::AtWarp) continue;
-        int src = ts[i].src_lane;
-        if (src == kVoteLane) {
-            ts[i].result = ballot & ts[i].mask;
+    for (size_t first = base; first < end; ++first) {
+        if (ts[first].state != State::AtWarp || (tried >> (first - base) & 1u)) continue;
+        unsigned mask = ts[first].mask, group = 0;
+        uint64_t ballot = 0;  // the lanes that voted true (a vote's payload is its predicate)
+        for (size_t i = first; i < end; ++i)
+            if (ts[i].state == State::AtWarp && ts[i].mask == mask) {
+                group |= 1u << (i - base);
+                if (ts[i].src_lane == kVoteLane && ts[i].payload) ballot |= 1ull << (i - base);
+            }
+        tried |= group;
+        if (mask & alive & ~group) continue;  // some lane of the mask has not arrived at this collective yet
+        for (size_t i = first; i < end; ++i) {
+            if (!(group >> (i - base) & 1u)) continue;
+            int src = ts[i].src_lane;
+            if (src == kVoteLane) {
+                ts[i].result = ballot & mask;
+            } else {
+                bool from_group = src >= 0 && src < warpSize && (group >> src & 1u);
+                ts[i].result = from_group ? ts[base + src].payload : ts[i].payload;
+            }
             ts[i].state = State::Ready;
-            continue;
         }
-        bool from_other = src >= 0 && src < warpSize && base + src < end && (waiting >> src & 1u);
-        ts[i].result = from_other ? ts[base + src].payload : ts[i].payload;
-        ts[i].state = State::Ready;
+        return true;
     }
-    return true;
+    return false;
 }
 
 Runner* take_runner(Block& b) {

@@ -24,8 +24,13 @@ CXXFLAGS = ["-std=c++20", "-O2", "-g", "-fPIC", "-fno-strict-aliasing", "-pthrea
 LIBS = ["-lboost_context", "-ldl", "-pthread"]
 # the runtime's own objects (the yardstick attention_loops.cpp is bench's own)
 RUNTIME_SOURCES = ("scheduler.cpp", "collectives.cpp", "barrier_reports.cpp", "shared_memory.cpp", "cuda_api.cpp",
+                   "errors.cpp", "device_properties.cpp", "streams.cpp", "host_memory.cpp",
                    "memory.cpp", "faults.cpp")
 MAX_ERROR_LINES = 30
+# A .cu file is compiled once, for host and device at the same time: its kernels run as device code of an sm_90
+# GPU (the properties device_properties.cpp reports), so code that picks device features by __CUDA_ARCH__ takes
+# the path a current GPU takes (host code of the same file sees it too; .cpp files do not).
+CUDA_ARCH = 900
 
 class BuildError(Exception):
     """The student's file did not compile; str() is the compiler's message, trimmed to the student's lines."""
@@ -71,6 +76,12 @@ def _locked(folder):
         yield
 
 
+def runtime_text():
+    """Every file of the runtime that a build depends on: its sources and all its headers (include/ too)."""
+    headers = sorted(RUNTIME.glob("*.h")) + sorted((RUNTIME / "include").rglob("*.h"))
+    return "".join(f.read_text() for f in headers + [RUNTIME / f for f in RUNTIME_SOURCES])
+
+
 def _ninja_file(cxx, cflags, builds):
     return f"""# written by grader/cuda/build.py
 cxx = {cxx}
@@ -78,21 +89,29 @@ cflags = {cflags}
 rule cc
   command = $cxx $cflags -c $in -o $out
   description = compiling $in
+rule cu
+  command = $cxx $cflags -x c++ -include cuda_cpu.h -D__CUDA_ARCH__={CUDA_ARCH} -c $in -o $out
+  description = compiling $in (CUDA, rewritten)
 rule link
   command = $cxx -shared $in -o $out {' '.join(LIBS)}
+rule program
+  command = $cxx $in -o $out {' '.join(LIBS)}
 {builds}"""
 
 
-def _runtime_objects(cxx, include):
+def _include_flags(include_dirs=()):
+    return " ".join([f"-I{RUNTIME}", f"-I{RUNTIME / 'include'}"] + [f"-I{d}" for d in include_dirs])
+
+
+def _runtime_objects(cxx):
     """The runtime's object files, compiled once per runtime source, flags and compiler (shared by every kernel)."""
     flags = " ".join(CXXFLAGS)
-    out_dir = CACHE / ("runtime-" + _key(*((RUNTIME / f).read_text() for f in ("cuda_cpu.h", "internal.h", "scheduler.h") + RUNTIME_SOURCES),
-                                       flags, _compiler_id(cxx)))
+    out_dir = CACHE / ("runtime-" + _key(runtime_text(), flags, _compiler_id(cxx)))
     objects = [out_dir / (Path(f).stem + ".o") for f in RUNTIME_SOURCES]
     if all(o.exists() for o in objects):
         return objects
     with _locked(out_dir):
-        (out_dir / "build.ninja").write_text(_ninja_file(cxx, f"{flags} {include}", "".join(
+        (out_dir / "build.ninja").write_text(_ninja_file(cxx, f"{flags} {_include_flags()}", "".join(
             f"build {Path(f).stem}.o: cc {RUNTIME / f}\n" for f in RUNTIME_SOURCES)))
         proc = subprocess.run([_ninja(), "-C", str(out_dir)], capture_output=True, text=True)
         if proc.returncode != 0:
@@ -101,38 +120,71 @@ def _runtime_objects(cxx, include):
     return objects
 
 
-def build(source_path, *, defines=(), cxx="g++"):
-    """Build source_path (a .cu file) for the CPU runtime; return the shared library's path, or raise BuildError."""
+def _is_cuda(name):
+    return Path(name).suffix in (".cu", ".cuh")
+
+
+def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++"):
+    """Build `target` (a shared library `lib*.so`, else an executable) from files {name: text} in a folder keyed
+    by everything that matters; CUDA files (.cu, .cuh) go through the rewrite, so a rewritten header is found
+    before the original by a quoted #include. compiled: the names among files to compile and link."""
     check_toolchain(cxx)
-    source_path = Path(source_path)
-    rewritten = rewrite(source_path.read_text(errors="replace"), source_path.name)
-    include = f"-I{RUNTIME} -I{RUNTIME / 'include'} -include cuda_cpu.h"
-    runtime = _runtime_objects(cxx, include)
+    # a kernel may call a __device__ function of another file (a header): the rewrite sees them all when it looks
+    # for kernels that never wait
+    texts = {name: rewrite(text, name, "\n".join(t for n, t in files.items() if n != name)) if _is_cuda(name)
+             else text for name, text in files.items()}
+    runtime = _runtime_objects(cxx)
     flags = CXXFLAGS + [f"-D{d}" for d in defines]
-    out_dir = CACHE / _key(rewritten, (RUNTIME / "cuda_cpu.h").read_text(), str(runtime[0].parent),
-                           " ".join(flags + LIBS), _compiler_id(cxx))
-    lib = out_dir / "libkernel.so"
-    if lib.exists():
-        return lib
+    out_dir = CACHE / _key(*(f"{n}\0{t}" for n, t in sorted(texts.items())), " ".join(compiled), target,
+                           str(runtime[0].parent), " ".join(map(str, include_dirs)), " ".join(flags + LIBS),
+                           _compiler_id(cxx))
+    out = out_dir / target
+    if out.exists():
+        return out
     with _locked(out_dir):
-        if lib.exists():  # built by another grader while this one waited
-            return lib
-        (out_dir / "kernel.cpp").write_text(rewritten)
-        (out_dir / "build.ninja").write_text(_ninja_file(cxx, f"{' '.join(flags)} {include}", f"""\
-build kernel.o: cc kernel.cpp
-build libkernel.so.tmp: link kernel.o {' '.join(str(o) for o in runtime)}
-"""))
+        if out.exists():  # built by another grader while this one waited
+            return out
+        for name, text in texts.items():
+            (out_dir / name).write_text(text)
+        objects = [f"{name}.o" for name in compiled]
+        builds = "".join(f"build {name}.o: {'cu' if _is_cuda(name) else 'cc'} {name}\n" for name in compiled)
+        rule = "link" if target.endswith(".so") else "program"
+        builds += f"build {target}.tmp: {rule} {' '.join(objects)} {' '.join(str(o) for o in runtime)}\n"
+        (out_dir / "build.ninja").write_text(_ninja_file(cxx, f"{' '.join(flags)} {_include_flags(include_dirs)}",
+                                                          builds))
         proc = subprocess.run([_ninja(), "-C", str(out_dir)], capture_output=True, text=True)
         if proc.returncode != 0:
-            raise BuildError(_student_errors(proc.stdout + proc.stderr, source_path.name))
-        os.replace(out_dir / "libkernel.so.tmp", lib)  # only a complete library is ever found in the cache
-    return lib
+            raise BuildError(_student_errors(proc.stdout + proc.stderr, tuple(texts)))
+        os.replace(out_dir / f"{target}.tmp", out)  # only a complete build is ever found in the cache
+    return out
 
 
-def _student_errors(text, filename):
-    """The compiler's messages that matter to the student: their file's lines and every error."""
+def build(source_path, *, defines=(), cxx="g++"):
+    """Build source_path (a .cu file) for the CPU runtime; return the shared library's path, or raise BuildError."""
+    source_path = Path(source_path)
+    # the student's file is compiled as CUDA whatever its name (the yardstick attention_loops.cpp too)
+    name = source_path.name if _is_cuda(source_path.name) else source_path.name + ".cu"
+    return _build({name: source_path.read_text(errors="replace")}, [name], "libkernel.so", defines=defines, cxx=cxx)
+
+
+def build_program(folder, sources, *, files=None, include_dirs=(), defines=(), cxx="g++"):
+    """Build an executable from the files `sources` (names in `folder`) with the CPU runtime, as nvcc would: .cu
+    files as CUDA (rewritten, cuda_cpu.h included first as nvcc includes cuda_runtime.h), .cpp files as plain C++
+    that may include <cuda_runtime.h>. Every source and header of the folder is copied (CUDA ones rewritten), so
+    kernels in a .cuh header are rewritten too (`files` names fewer). Returns the executable's path, or raises
+    BuildError."""
+    folder = Path(folder)
+    names = files if files is not None else [p.name for p in sorted(folder.iterdir()) if p.is_file() and p.suffix in
+                                             (".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl")]
+    texts = {name: (folder / name).read_text(errors="replace") for name in names}
+    return _build(texts, list(sources), "program", defines=defines, include_dirs=[folder, *include_dirs], cxx=cxx)
+
+
+def _student_errors(text, filenames):
+    """The compiler's messages that matter to the student: their files' lines and every error."""
+    filenames = (filenames,) if isinstance(filenames, str) else tuple(filenames)
     keep = [line for line in text.splitlines()
-            if line.startswith(filename) or "error" in line or line.startswith(" ")]
+            if line.startswith(filenames) or "error" in line or line.startswith(" ")]
     keep = [line for line in keep if not line.startswith("FAILED:") and "ninja" not in line]
     if len(keep) > MAX_ERROR_LINES:
         keep = keep[:MAX_ERROR_LINES] + [f"... ({len(keep) - MAX_ERROR_LINES} more lines)"]

@@ -24,7 +24,7 @@ def reference_seconds(Q, K, V):
     from grader.sandbox.client import Submission
     if not REFERENCE_KERNEL.is_file():  # the student release has no reference: no comparison
         return {}
-    runtime = "".join((cuda_build.RUNTIME / f).read_text() for f in ("cuda_cpu.h",) + cuda_build.RUNTIME_SOURCES)
+    runtime = cuda_build.runtime_text()
     # the block workers too: a class graded two at a time runs kernels on one core each (grader/common/environment.py)
     workers = os.environ.get("CUDA_CPU_WORKERS") or str(environment.cores())
     key = hashlib.sha256((REFERENCE_KERNEL.read_text() + runtime + str(Q.shape) + workers).encode()).hexdigest()[:16]

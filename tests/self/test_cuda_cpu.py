@@ -48,10 +48,10 @@ def test_rewrite_keeps_lines_and_handles_launch_forms():
            "    __shared__ int count;\n")
     out = cuda_rewrite.rewrite(src, "s.cu").splitlines()
     assert out[0] == '#line 1 "s.cu"' and len(out) == 1 + src.count("\n")
-    assert out[1] == "cuda_cpu::launch(k, cuda_cpu::config(g, b), x, y);"
+    assert out[1] == "cuda_cpu::launch(CUDA_CPU_KERNEL(k), cuda_cpu::config(g, b), x, y);"
     # a launch spread over two lines stays on two lines, so every later line keeps its number
-    assert out[2] == "cuda_cpu::launch(tiled<64>, cuda_cpu::config(dim3(4, 2), 64, 0, 0), " and out[3] == "x);"
-    assert out[4] == "cuda_cpu::launch(go, cuda_cpu::config(1, 1));"
+    assert out[2] == "cuda_cpu::launch(CUDA_CPU_KERNEL(tiled<64>), cuda_cpu::config(dim3(4, 2), 64, 0, 0), " and out[3] == "x);"
+    assert out[4] == "cuda_cpu::launch(CUDA_CPU_KERNEL(go), cuda_cpu::config(1, 1));"
     assert out[5].strip() == 'auto& tile = cuda_cpu::shared_var<float[64][65]>([] { static const char site = 0; return &site; }(), "tile", __LINE__);'
     assert out[6].strip() == 'float* dyn = cuda_cpu::dynamic_shared<float>("dyn");'
     assert out[7].strip() == 'auto& count = cuda_cpu::shared_var<int>([] { static const char site = 0; return &site; }(), "count", __LINE__);'
@@ -331,7 +331,7 @@ def test_kernels_that_never_wait_are_found_conservatively():
     assert cuda_rewrite.never_wait(src) == {"a"}
     # a __device__ helper that waits could be called from any kernel: then no kernel runs without fibers
     assert cuda_rewrite.never_wait(src + "__device__ void sync() { __syncthreads(); }\n") == set()
-    assert "cuda_cpu::launch_never_waits(a," in cuda_rewrite.rewrite(src + "void h(float* x) { a<<<1, 32>>>(x); }", "k.cu")
+    assert "cuda_cpu::launch_never_waits(CUDA_CPU_KERNEL(a)," in cuda_rewrite.rewrite(src + "void h(float* x) { a<<<1, 32>>>(x); }", "k.cu")
     # a barrier behind a macro, or behind a macro built on that one, still waits
     macros = ("#define BLOCK_SYNC() __syncthreads()\n#define STEP(x) do { x = 1; \\\n  BLOCK_SYNC(); } while (0)\n"
               "__global__ void d(float* x) { STEP(x[0]); }\n__global__ void e(float* x) { BLOCK_SYNC(); }\n")

@@ -1,0 +1,59 @@
+// atomics.h: CUDA's atomic functions as real atomics (blocks run on several cores at once), each returning the old
+// value. The second operand is not deduced, so `atomicAdd(&count, 1)` on an unsigned counter converts the 1, as
+// CUDA's overloads for int, unsigned, unsigned long long, float and double do.
+#pragma once
+#include <atomic>
+#include <type_traits>
+
+namespace cuda_cpu {
+// old = *p; *p = f(old); return old: for the operations std::atomic_ref has no fetch_ for.
+template <class T, class F>
+T atomic_update(T* p, F f) {
+    std::atomic_ref<T> a(*p);
+    T old = a.load();
+    while (!a.compare_exchange_weak(old, f(old))) {}
+    return old;
+}
+}  // namespace cuda_cpu
+
+template <class T>
+T atomicAdd(T* p, std::type_identity_t<T> v) {
+    if constexpr (std::is_floating_point_v<T>) return cuda_cpu::atomic_update(p, [v](T old) { return old + v; });
+    else return std::atomic_ref<T>(*p).fetch_add(v);
+}
+template <class T>
+T atomicSub(T* p, std::type_identity_t<T> v) { return std::atomic_ref<T>(*p).fetch_sub(v); }
+template <class T>
+T atomicExch(T* p, std::type_identity_t<T> v) { return std::atomic_ref<T>(*p).exchange(v); }
+template <class T>
+T atomicMax(T* p, std::type_identity_t<T> v) {
+    std::atomic_ref<T> a(*p);
+    T old = a.load();
+    while (old < v && !a.compare_exchange_weak(old, v)) {}
+    return old;
+}
+template <class T>
+T atomicMin(T* p, std::type_identity_t<T> v) {
+    std::atomic_ref<T> a(*p);
+    T old = a.load();
+    while (old > v && !a.compare_exchange_weak(old, v)) {}
+    return old;
+}
+template <class T>
+T atomicCAS(T* p, std::type_identity_t<T> compare, std::type_identity_t<T> v) {
+    std::atomic_ref<T>(*p).compare_exchange_strong(compare, v);
+    return compare;
+}
+template <class T>
+T atomicAnd(T* p, std::type_identity_t<T> v) { return std::atomic_ref<T>(*p).fetch_and(v); }
+template <class T>
+T atomicOr(T* p, std::type_identity_t<T> v) { return std::atomic_ref<T>(*p).fetch_or(v); }
+template <class T>
+T atomicXor(T* p, std::type_identity_t<T> v) { return std::atomic_ref<T>(*p).fetch_xor(v); }
+// ((old >= limit) ? 0 : old + 1), and ((old == 0 || old > limit) ? limit : old - 1), as CUDA defines them
+inline unsigned atomicInc(unsigned* p, unsigned limit) {
+    return cuda_cpu::atomic_update(p, [limit](unsigned old) { return old >= limit ? 0u : old + 1; });
+}
+inline unsigned atomicDec(unsigned* p, unsigned limit) {
+    return cuda_cpu::atomic_update(p, [limit](unsigned old) { return (old == 0 || old > limit) ? limit : old - 1; });
+}

@@ -1,0 +1,132 @@
+// runtime_api.h: the CUDA runtime API that host code calls, declared with CUDA's signatures (CUDA 13).
+// Defined in: cuda_api.cpp (copies, sync, last error), errors.cpp (error names and texts), memory.cpp (cudaMalloc),
+// host_memory.cpp (pinned host memory), device_properties.cpp (the device), streams.cpp (streams and events).
+//
+// Streams and events behave as on a GPU for any program that synchronizes as CUDA requires: every kernel launch
+// and copy runs to completion when it is issued (each stream is trivially in order), so work is always finished
+// by the time a program waits for it, an event is complete as soon as it is recorded, and the time between two
+// events is the host time spent on the work issued between them.
+#pragma once
+#include <cstddef>
+#include <cstring>
+
+#include "driver_types.h"
+
+#define CUDART_VERSION 13000
+#define __CUDART_API_VERSION CUDART_VERSION
+#define CUDA_VERSION 13000
+
+// errors
+cudaError_t cudaGetLastError();
+cudaError_t cudaPeekAtLastError();
+const char* cudaGetErrorString(cudaError_t err);
+const char* cudaGetErrorName(cudaError_t err);
+
+// the device: one, described by cudaGetDeviceProperties as a CPU runtime emulating a current GPU (sm_90)
+cudaError_t cudaGetDeviceCount(int* count);
+cudaError_t cudaGetDevice(int* device);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device);
+cudaError_t cudaDriverGetVersion(int* version);
+cudaError_t cudaRuntimeGetVersion(int* version);
+cudaError_t cudaDeviceSynchronize();
+cudaError_t cudaDeviceReset();
+cudaError_t cudaSetDeviceFlags(unsigned flags);
+cudaError_t cudaGetDeviceFlags(unsigned* flags);
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache config);
+cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config);
+cudaError_t cudaMemGetInfo(size_t* free, size_t* total);
+cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop);
+// kernel attributes are accepted (there is nothing to configure on the CPU) for any kernel
+template <class F>
+cudaError_t cudaFuncSetAttribute(F*, cudaFuncAttribute, int) { return cudaSuccess; }
+template <class F>
+cudaError_t cudaFuncSetCacheConfig(F*, cudaFuncCache) { return cudaSuccess; }
+
+// memory (cudaMalloc is a macro in cuda_cpu.h, so a buffer is named by its line)
+cudaError_t cudaFree(void* p);
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                         cudaMemcpyKind kind);
+cudaError_t cudaMemset(void* p, int value, size_t bytes);
+cudaError_t cudaMallocHost(void** p, size_t bytes);
+cudaError_t cudaHostAlloc(void** p, size_t bytes, unsigned flags);
+cudaError_t cudaFreeHost(void* p);
+cudaError_t cudaHostGetDevicePointer(void** device, void* host, unsigned flags);
+cudaError_t cudaHostRegister(void* p, size_t bytes, unsigned flags);
+cudaError_t cudaHostUnregister(void* p);
+template <class T>
+cudaError_t cudaMallocHost(T** p, size_t bytes, unsigned flags = 0) {
+    return cudaHostAlloc(reinterpret_cast<void**>(p), bytes, flags);
+}
+template <class T>
+cudaError_t cudaHostAlloc(T** p, size_t bytes, unsigned flags) {
+    return cudaHostAlloc(reinterpret_cast<void**>(p), bytes, flags);
+}
+template <class T>
+cudaError_t cudaHostGetDevicePointer(T** device, void* host, unsigned flags) {
+    return cudaHostGetDevicePointer(reinterpret_cast<void**>(device), host, flags);
+}
+
+// streams and events (see above for their semantics)
+cudaError_t cudaStreamCreate(cudaStream_t* stream);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned flags, int priority);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaStreamQuery(cudaStream_t stream);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned flags = 0);
+cudaError_t cudaEventCreate(cudaEvent_t* event);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr);
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventQuery(cudaEvent_t event);
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
+                            cudaStream_t stream = nullptr);
+cudaError_t cudaMemsetAsync(void* p, int value, size_t bytes, cudaStream_t stream = nullptr);
+cudaError_t cudaMallocAsync(void** p, size_t bytes, cudaStream_t stream);
+cudaError_t cudaFreeAsync(void* p, cudaStream_t stream);
+template <class T>
+cudaError_t cudaMallocAsync(T** p, size_t bytes, cudaStream_t stream) {
+    return cudaMallocAsync(reinterpret_cast<void**>(p), bytes, stream);
+}
+
+// __constant__ and __device__ variables are ordinary variables here: the symbol is the variable itself, and a
+// copy past its end is refused as on a GPU.
+template <class T>
+cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t bytes, size_t offset = 0,
+                               cudaMemcpyKind = cudaMemcpyHostToDevice) {
+    if (offset > sizeof(T) || bytes > sizeof(T) - offset) return cudaErrorInvalidValue;
+    std::memmove(reinterpret_cast<char*>(const_cast<T*>(&symbol)) + offset, src, bytes);
+    return cudaSuccess;
+}
+template <class T>
+cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t bytes, size_t offset = 0,
+                                 cudaMemcpyKind = cudaMemcpyDeviceToHost) {
+    if (offset > sizeof(T) || bytes > sizeof(T) - offset) return cudaErrorInvalidValue;
+    std::memmove(dst, reinterpret_cast<const char*>(&symbol) + offset, bytes);
+    return cudaSuccess;
+}
+template <class T>
+cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, size_t bytes, size_t offset = 0,
+                                    cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t = nullptr) {
+    return cudaMemcpyToSymbol(symbol, src, bytes, offset, kind);
+}
+template <class T>
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t bytes, size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t = nullptr) {
+    return cudaMemcpyFromSymbol(dst, symbol, bytes, offset, kind);
+}
+template <class T>
+cudaError_t cudaGetSymbolAddress(void** p, const T& symbol) {
+    *p = const_cast<T*>(&symbol);
+    return cudaSuccess;
+}
+template <class T>
+cudaError_t cudaGetSymbolSize(size_t* bytes, const T&) {
+    *bytes = sizeof(T);
+    return cudaSuccess;
+}

@@ -1,0 +1,55 @@
+"""The CPU runtime's conformance suite (tests/cuda_conformance): one small CUDA program per feature, each built with
+the CPU runtime and run, its output compared with what a GPU prints (NAME.expected); where nvcc is installed,
+each also compiles as real CUDA."""
+
+import subprocess
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from grader.cuda import build as cuda_build, nvcc
+from helpers import ROOT
+
+SUITE = ROOT / "tests" / "cuda_conformance"
+PROGRAMS = sorted(p.name for p in SUITE.glob("*.cu"))
+# cooperative_groups.h, cuda_fp16.h and cuda_bf16.h need CUDA's C++ core library (PyPI: nvidia-cuda-cccl) beside nvcc
+CCCL = Path(sysconfig.get_paths()["purelib"]) / "nvidia" / "cu13" / "include" / "cccl"
+NEEDS_CCCL = ("cooperative_groups", "cuda_fp16", "cuda_bf16")
+
+
+def test_every_program_has_its_expected_output():
+    assert PROGRAMS and all((SUITE / name).with_suffix(".expected").is_file() for name in PROGRAMS)
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_the_cpu_runtime_prints_what_a_gpu_prints(name):
+    program = cuda_build.build_program(SUITE, [name], files=[name])
+    proc = subprocess.run([str(program)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout == (SUITE / name).with_suffix(".expected").read_text(), proc.stderr
+
+
+@pytest.mark.skipif(nvcc.checker() is None, reason="nvcc is not installed here: the CUDA compile check is skipped")
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_each_program_is_real_cuda(name, tmp_path):
+    source = (SUITE / name).read_text()
+    include = []
+    if any(f"<{header}" in source for header in NEEDS_CCCL):
+        if not CCCL.is_dir():
+            pytest.skip(f"{name} includes a header that needs nvidia-cuda-cccl, which is not installed here")
+        include = [f"-I{CCCL}"]
+    proc = subprocess.run([nvcc.checker(), f"-arch={nvcc.NVCC_ARCH}", *include, "-c", str(SUITE / name), "-o",
+                           str(tmp_path / "program.o")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_what_is_not_emulated_stops_the_build_with_its_name_and_the_line(tmp_path):
+    """cg::this_grid() needs every block resident at once: the build says so at the line that asks for it."""
+    (tmp_path / "grid.cu").write_text("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+                                      "__global__ void k() {\n    cg::this_grid().sync();\n}\n"
+                                      "int main() { k<<<2, 32>>>(); return 0; }\n")
+    with pytest.raises(cuda_build.BuildError) as failure:
+        cuda_build.build_program(tmp_path, ["grid.cu"])
+    assert "this_grid() (grid-wide synchronization) is not emulated" in str(failure.value)
+    assert "grid.cu:4:" in str(failure.value)
