@@ -12,7 +12,6 @@ submission folder that `make grade SUBMISSION=...` can grade too.
 
 import ast
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -30,8 +29,7 @@ WRONG = ROOT / "solutions" / "wrong"
 ADVERSARIAL = ROOT / "solutions" / "adversarial"  # the corpus that attacks the grader (issue: isolation)
 CORPUS_SUITE = "public"
 CORPUS_TIMEOUT = 10.0
-# where the controls' submissions are written; GRADER_CONTROLS_DIR moves them (the corpus run as another user)
-BUILD = Path(os.environ["GRADER_CONTROLS_DIR"]) if os.environ.get("GRADER_CONTROLS_DIR") else ROOT / "build" / "controls"
+BUILD = ROOT / "build" / "controls"
 
 
 @dataclass

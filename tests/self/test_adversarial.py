@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from grader.sandbox import isolation
-from grader.dev.controls import ADVERSARIAL, BUILD, corpus_controls
+from grader.dev.controls import ADVERSARIAL, BUILD, CORPUS_TIMEOUT, corpus_controls, verdict
 from helpers import ROOT, run_grader
 
 pytestmark = pytest.mark.skipif(not os.environ.get("GRADER_CORPUS_TEST"),
@@ -161,25 +161,33 @@ NOBODY = 65534
                     reason="runs the grader as another, unprivileged user: needs root and setpriv")
 def test_the_whole_corpus_as_an_unprivileged_user(graded):
     """A student's laptop: the grader runs as an ordinary user (nobody here), and bwrap builds each box in a user
-    namespace of that user's own. Every attack gets its score again, and reaches nothing."""
+    namespace of that user's own. The corpus's submissions (built by the run as root: nobody may not read
+    solutions/) are graded one by one, and every attack gets its score again and reaches nothing."""
     home = Path(tempfile.mkdtemp(prefix="as-a-student-"))  # pytest's tmp_path is root's alone (0700 above it)
     try:
+        for name in CORPUS:
+            shutil.copytree(BUILD / name, home / "class" / name)
+        (home / "results").mkdir()
         subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(home)], check=True)
         _machine_clean()
         listener = Listener()
-        env = dict(os.environ, HOME=str(home), GRADER_CACHE_DIR=str(home / "cache"),
-                   GRADER_CONTROLS_DIR=str(home / "controls"))
+        env = dict(os.environ, HOME=str(home), GRADER_CACHE_DIR=str(home / "cache"))
+        found = {}
         try:
-            done = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-                                   str(ROOT / ".venv" / "bin" / "python"), "-m", "grader", "controls", "--corpus",
-                                   "--json", str(home / "corpus.json")],
-                                  cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+            for control in corpus_controls():
+                out = home / "results" / f"{control.name}.json"
+                done = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                                       str(ROOT / ".venv" / "bin" / "python"), "-m", "grader", "grade",
+                                       "--submission", str(home / "class" / control.name), "--suite", "public",
+                                       "--timeout", f"{CORPUS_TIMEOUT:g}", "--pictures", "none", "--results", str(out)],
+                                      cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+                assert out.exists(), done.stdout + done.stderr
+                results = json.loads(out.read_text())
+                assert results["extra_data"]["isolation"].startswith("full"), results["extra_data"]
+                found[control.name] = verdict(control, results)
         finally:
             listener.close()
-        assert (home / "corpus.json").exists(), done.stdout + done.stderr
-        summary = json.loads((home / "corpus.json").read_text())
-        assert set(summary) == set(CORPUS)
-        assert {name: s["problems"] for name, s in summary.items() if s["problems"]} == {}
+        assert {name: problems for name, problems in found.items() if problems} == {}
         assert listener.received == [] and not os.path.exists(FORGED)
         assert [n for n in os.listdir("/tmp") if n.startswith(FILLER)] == []
         assert _processes_with("600.123") == [] and _processes_with("600.321") == []
