@@ -12,12 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from grader.common.layout import ROOT
+from grader.common.layout import CACHE_ROOT, ROOT
 from grader.cuda.rewrite import rewrite
 
 RUNTIME = ROOT / "csrc" / "cuda_cpu"
-# built kernels, keyed by content; GRADER_CACHE_DIR moves them (the notebook keeps the student's folder clean)
-CACHE = (Path(os.environ["GRADER_CACHE_DIR"]) if os.environ.get("GRADER_CACHE_DIR") else ROOT / "build") / "kernels"
+CACHE = CACHE_ROOT / "kernels"  # built kernels, keyed by content
 # -g: a fault's address becomes microgpt_cuda.cu:LINE (addr2line); stack-clash protection probes every page of a
 # large stack frame, so a thread that outgrows its stack always hits the guard page instead of another's stack.
 CXXFLAGS = ["-std=c++20", "-O2", "-g", "-fPIC", "-fno-strict-aliasing", "-pthread", "-fstack-clash-protection"]

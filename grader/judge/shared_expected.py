@@ -82,7 +82,7 @@ def machine_folder():
     if os.environ.get("GRADER_EXPECTED_CACHE") == "off":
         return None
     from importlib import metadata
-    from grader.common.layout import ROOT
+    from grader.common.layout import CACHE_ROOT, ROOT
     here = Path(__file__).parent
     h = hashlib.sha256()
     for path in (here / "oracle.py", here / "tolerances.py", here / "inputs.py", here / "checks.py",
@@ -96,8 +96,7 @@ def machine_folder():
             h.update(metadata.version(package).encode())
         except metadata.PackageNotFoundError:
             h.update(b"-")
-    cache = Path(os.environ["GRADER_CACHE_DIR"]) if os.environ.get("GRADER_CACHE_DIR") else ROOT / "build"
-    top = cache / "expected"
+    top = CACHE_ROOT / "expected"
     folder = top / h.hexdigest()[:20]
     top.mkdir(mode=0o700, parents=True, exist_ok=True)
     folder.mkdir(mode=0o700, exist_ok=True)
