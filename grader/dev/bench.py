@@ -213,4 +213,15 @@ def kernel_bench(console, repeat):
     return ok
 
 
-PARTS = {"grade": grade_bench, "kernel": kernel_bench, "isolation": isolation_bench, "footprint": footprint_bench}
+def speed_bench(console, repeat):
+    from grader.dev import bench_speed
+    return bench_speed.speed_bench(console, repeat)
+
+
+def notebook_bench(console, repeat):
+    from grader.dev import bench_notebook
+    return bench_notebook.notebook_bench(console, repeat)
+
+
+PARTS = {"grade": grade_bench, "speed": speed_bench, "notebook": notebook_bench, "kernel": kernel_bench, "isolation": isolation_bench,
+         "footprint": footprint_bench}

@@ -19,7 +19,7 @@ import numpy as np
 from grader.common import environment
 from grader.common.failures import (ForbiddenCall, ImportFailed, Missing, NotImplementedYet,
                                      StudentCodeError, TimedOut, WorkerFailed)
-from grader.common.records import timed
+from grader.common.records import add_time, timed
 from grader.sandbox import isolation, replies, wire
 
 WORKER = Path(__file__).with_name("worker.py")
@@ -173,6 +173,7 @@ class Submission:
         self.warnings = warnings if isinstance(warnings, str) else ""
         seconds = header.get("seconds")
         self.kernel_seconds = float(seconds) if isinstance(seconds, (int, float)) else 0.0
+        add_time("student", self.kernel_seconds)  # the student's own compute, as the worker timed it
         device_ms = header.get("device_ms")
         self.device_ms = float(device_ms) if isinstance(device_ms, (int, float)) else 0.0
         result = replies.result_from(func, header, arrays)

@@ -14,6 +14,7 @@ grade. The grader treats every reply as untrusted data.
 import importlib.util
 import os
 import sys
+import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -106,6 +107,7 @@ def call(module, filename, request, arrays):
         return {"status": "missing", "func": name, "set_aside": [r for r in SET_ASIDE if not r["defines"]],
                 "cells": any(unit.cell for unit in LAYOUT)}, []
     args = [arrays[a["array"]] if "array" in a else a["value"] for a in request.get("args", [])]
+    started = time.perf_counter()
     try:
         result = func(*args)
     except NotImplementedError as exc:
@@ -115,7 +117,9 @@ def call(module, filename, request, arrays):
         frames = _student_frames(exc.__traceback__, filename)
         return {"status": "raised", "type": type(exc).__name__, "is_value_error": isinstance(exc, ValueError),
                 "message": _short(exc), "traceback": frames[-5:]}, []
+    seconds = time.perf_counter() - started  # the student's own compute: what `make bench` sets grading against
     header, out = describe_result(result)
+    header["seconds"] = seconds
     if request.get("return_args"):
         header["returned_args"] = True
         out = out + [a for a in args if isinstance(a, np.ndarray)]
@@ -195,7 +199,6 @@ def run_kernel(lib, request, arrays):
     buffers = [_device_array(lib, name, Q.shape, source=a) for name, a in zip("QKV", (Q, K, V))]
     buffers.append(_device_array(lib, "O", Q.shape, fill=UNTOUCHED))
     lib.cuda_cpu_begin_call()
-    import time
     started = time.perf_counter()
     lib.causal_attention_forward(*(a for a, _ in buffers), BH, T, d_k)
     seconds = time.perf_counter() - started

@@ -70,3 +70,14 @@ def test_describe_shows_at_most_five_indices():
     wrong = np.ones((100, 100), dtype=bool)
     text = describe_mismatch(np.ones((100, 100)), np.zeros((100, 100)), wrong, what="x")
     assert text.count(": got ") == 5 and "10000 of 10000" in text
+
+
+def test_float32_comparison_never_fails_a_correct_element_by_its_own_rounding():
+    # float32 answers are compared in float32; this element is exactly at its bound in float64 (|got - expected|
+    # = 2**-23 - 2**-30), but float32(expected) = 1.0 puts the float32 difference at 2**-23, above it
+    expected = np.array([1 + 2.0 ** -30, 1.0, 1.0])
+    got = np.array([1 + 2.0 ** -23, 1.0, 1 + 2.0 ** -20], dtype=np.float32)
+    bound = np.full(3, 2.0 ** -23 - 2.0 ** -30, dtype=np.float32)
+    assert np.float32(abs(got[0] - np.float32(expected[0]))) > bound[0]  # the float32 pass alone would fail it
+    assert wrong_elements(got, expected, bound).tolist() == [False, False, True]
+    assert wrong_elements(got, expected, bound, scale=0.5).tolist() == [True, False, True]

@@ -1,0 +1,106 @@
+"""`python -m grader bench --only speed` (part of make bench): grading against the student's own compute (issue 17).
+
+Each row runs a command as a student or an instructor does, warm, several times, and sets its wall time beside
+the student's own compute in the same run: the seconds the submission's functions and kernel spent inside the
+grading's workers, timed there (`--timings` FILE: "student"). A ratio of 2 means grading took twice what the
+student's code needed. Medians; the machine's load average is printed with the table, since a noisy machine
+moves the seconds more than the ratios.
+
+    make grade EX=<exercise>        each Python exercise alone (target: 2x the student's compute)
+    make grade                      public suite, all exercises and the kernel (target: 8 s)
+    make grade SUITE=all            public and hidden (target: 14 s)
+    an endless loop in one function the corpus's endless_loop_in_softmax, public suite: the waiting it adds over
+                                    the reference (target: 10 s)
+
+The notebook's cells and nbgrader's Validate are timed by `--only notebook` (grader/dev/bench_notebook.py).
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from rich.table import Table
+
+from grader.common.layout import EXERCISES, KERNEL_EXERCISE, ROOT
+
+EXERCISE_RATIO = 2.0  # make grade EX=...: grading at most this many times the student's own compute
+PUBLIC_S = 8.0
+ALL_S = 14.0
+ENDLESS_WAIT_S = 10.0
+
+
+def timed_grade(submission, suite="public", exercise=None, extra=()):
+    """(wall seconds, the submission's own compute in seconds) of one `make -s grade`, as a student runs it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        timings = Path(tmp) / "timings.json"
+        args = " ".join(["--pictures none", f"--timings {timings}", *extra])
+        cmd = ["make", "-s", "grade", f"SUBMISSION={submission}", f"SUITE={suite}", f"ARGS={args}"]
+        if exercise:
+            cmd.append(f"EX={exercise}")
+        started = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        wall = time.perf_counter() - started
+        if not timings.is_file():
+            raise RuntimeError(f"{' '.join(cmd)} wrote no timings:\n{proc.stdout}\n{proc.stderr}")
+        student = json.loads(timings.read_text()).get("student", 0.0)
+    return wall, student
+
+
+def _medians(runs):
+    return statistics.median(w for w, _ in runs), statistics.median(s for _, s in runs)
+
+
+def load():
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
+
+
+def speed_bench(console, repeat):
+    from grader.dev import controls
+    reference = ROOT / "solutions"
+    python_exercises = [e for e in EXERCISES if e != KERNEL_EXERCISE]
+    timed_grade(reference, suite="all")  # warm: the machine's expected answers and the kernel's build exist
+    rows = []  # (what, wall, student, target text, met)
+    for exercise in python_exercises:
+        runs = []
+        for i in range(repeat):
+            console.print(f"speed: make grade EX={exercise}, run {i + 1} of {repeat} ...")
+            runs.append(timed_grade(reference, exercise=exercise))
+        wall, student = _medians(runs)
+        rows.append((f"make grade EX={exercise}", wall, student, f"<= {EXERCISE_RATIO:g}x the student's compute",
+                     wall <= EXERCISE_RATIO * student))
+    for suite, target in (("public", PUBLIC_S), ("all", ALL_S)):
+        runs = []
+        for i in range(repeat):
+            console.print(f"speed: make grade SUITE={suite}, run {i + 1} of {repeat} ...")
+            runs.append(timed_grade(reference, suite=suite))
+        wall, student = _medians(runs)
+        rows.append((f"make grade SUITE={suite}", wall, student, f"<= {target:g} s", wall <= target))
+        if suite == "public":
+            public_wall = wall
+    endless = controls.build(next(c for c in controls.corpus_controls() if c.name == "endless_loop_in_softmax"))
+    runs = []
+    for i in range(repeat):
+        console.print(f"speed: make grade of endless_loop_in_softmax (public), run {i + 1} of {repeat} ...")
+        runs.append(timed_grade(endless))
+    wall, student = _medians(runs)
+    waiting = wall - public_wall
+    rows.append(("endless loop in row_softmax (public): waiting over the reference", waiting, None,
+                 f"<= {ENDLESS_WAIT_S:g} s", waiting <= ENDLESS_WAIT_S))
+    table = Table(title=f"grading against the student's own compute, warm, median of {repeat}; {load()}",
+                  title_justify="left")
+    for col in ("command (reference submission)", "wall (s)", "student's compute (s)", "ratio", "target",
+                "verdict"):
+        table.add_column(col, justify="left" if col.startswith(("command", "target")) else "right")
+    ok = True
+    for what, wall, student, target, met in rows:
+        ok &= met
+        ratio = f"{wall / student:.1f}x" if student else ""
+        table.add_row(what, f"{wall:.2f}", "" if student is None else f"{student:.2f}", ratio, target,
+                      "meets" if met else "MISSES")
+    console.print(table)
+    return ok
