@@ -23,6 +23,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 from grader.common.layout import ROOT
+from grader.dev import bench_speed
 
 TARGET_S = 20.0  # issue 2: warm `make grade` of the reference on a 2-core machine
 KERNEL_TARGETS = {"tiled": 5.0, "overhead": 2.0, "cold build": 10.0, "warm build": 1.0}  # issue 3
@@ -32,7 +33,7 @@ def _one_run(suite, timings_file, env=None):
     start = time.perf_counter()
     proc = subprocess.run(["make", "-s", "grade", "SUBMISSION=solutions", f"SUITE={suite}",
                            f"ARGS=--timings {timings_file}"], cwd=ROOT, capture_output=True, text=True,
-                          env=None if env is None else dict(os.environ, **env))
+                          env=bench_speed.student_env(**(env or {})))
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(f"make grade failed:\n{proc.stdout}\n{proc.stderr}")
@@ -214,7 +215,6 @@ def kernel_bench(console, repeat):
 
 
 def speed_bench(console, repeat):
-    from grader.dev import bench_speed
     return bench_speed.speed_bench(console, repeat)
 
 
@@ -223,5 +223,10 @@ def notebook_bench(console, repeat):
     return bench_notebook.notebook_bench(console, repeat)
 
 
-PARTS = {"grade": grade_bench, "speed": speed_bench, "notebook": notebook_bench, "kernel": kernel_bench, "isolation": isolation_bench,
+def autograde_bench(console, repeat):
+    from grader.dev import bench_autograde
+    return bench_autograde.autograde_bench(console, repeat)
+
+
+PARTS = {"grade": grade_bench, "speed": speed_bench, "notebook": notebook_bench, "autograde": autograde_bench, "kernel": kernel_bench, "isolation": isolation_bench,
          "footprint": footprint_bench}

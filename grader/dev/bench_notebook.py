@@ -1,15 +1,15 @@
 """`python -m grader bench --only notebook` (part of make bench): the nbgrader notebook as a student meets it.
 
-A course is released into a temporary folder (`python -m grader release`, real nbgrader); the source notebook,
-every answer filled in (the reference's), runs top to bottom in a real Jupyter kernel (nbclient, as JupyterLab's
+A course is released into a temporary folder (`python -m grader release`, real nbgrader); the released notebook,
+every answer cell filled in with the reference's answer, runs top to bottom in a real Jupyter kernel (nbclient, as JupyterLab's
 "Run All"), once to warm the machine and then `repeat` times more; each test cell's time is the kernel's own
-(nbclient's execute_input to execute_reply), set beside the student's compute it graded, which the cell's
-grading reports. Then nbgrader's own Validate of the whole notebook, as a student runs it.
+(nbclient's execute_input to execute_reply). Then nbgrader's own Validate of the whole notebook, as a student runs it.
 
 Targets (issue 17): a Python exercise's test cell at most 3 s warm; Validate at most 15 s.
 """
 
 import os
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -20,6 +20,7 @@ from pathlib import Path
 from rich.table import Table
 
 from grader.common.layout import KERNEL_EXERCISE, ROOT
+from grader.dev.bench_speed import student_env
 from grader.course.release import ASSIGNMENT, nbgrader_command
 
 CELL_S = 3.0
@@ -41,7 +42,7 @@ def run_notebook(path):
     import nbformat
     from nbclient import NotebookClient
     nb = nbformat.read(path, as_version=4)
-    env = {k: v for k, v in os.environ.items() if k != "GRADER_REPO"}  # the student's grading/ folder, as at home
+    env = {k: v for k, v in student_env().items() if k != "GRADER_REPO"}  # the student's grading/ folder, as at home
     old = dict(os.environ)
     os.environ.clear()
     os.environ.update(env)
@@ -59,19 +60,34 @@ def run_notebook(path):
     return out
 
 
-def release(tmp):
+def solved_release(tmp):
+    """The released notebook (in its released folder, grading/ beside it) with every answer cell holding the
+    reference's answer: what a student who solved everything has in front of them."""
+    import nbformat
     proc = subprocess.run([str(Path(nbgrader_command()).with_name("python")), "-m", "grader", "release",
                            "--course", str(tmp / "course"), "--student-repo", str(tmp / "student"),
                            "--exchange", str(tmp / "exchange")], cwd=ROOT, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"python -m grader release failed:\n{proc.stdout}\n{proc.stderr}")
-    return tmp / "course" / "source" / ASSIGNMENT / "attention.ipynb"
+    source = nbformat.read(tmp / "course" / "source" / ASSIGNMENT / "attention.ipynb", as_version=4)
+    answers = {c.metadata["nbgrader"]["grade_id"]: "".join(line for line in c.source.splitlines(True)
+                                                            if "SOLUTION" not in line)
+               for c in source.cells if c.get("metadata", {}).get("nbgrader", {}).get("solution")}
+    folder = shutil.copytree(tmp / "course" / "release" / ASSIGNMENT, tmp / "student-folder")
+    notebook = Path(folder) / "attention.ipynb"
+    released = nbformat.read(notebook, as_version=4)
+    for cell in released.cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if grade_id in answers:
+            cell.source = answers[grade_id]
+    nbformat.write(released, notebook)
+    return notebook
 
 
 def notebook_bench(console, repeat):
     with tempfile.TemporaryDirectory(prefix="bench-notebook-") as tmp:
         console.print("notebook: python -m grader release (a course of its own) ...")
-        notebook = release(Path(tmp))
+        notebook = solved_release(Path(tmp))
         console.print("notebook: a first run of the solved notebook (warms the machine) ...")
         run_notebook(notebook)
         runs = []
@@ -81,7 +97,7 @@ def notebook_bench(console, repeat):
         validations = []
         for i in range(repeat):
             console.print(f"notebook: nbgrader validate, run {i + 1} of {repeat} ...")
-            env = {k: v for k, v in os.environ.items() if k != "GRADER_REPO"}
+            env = {k: v for k, v in student_env().items() if k != "GRADER_REPO"}
             started = time.perf_counter()
             proc = subprocess.run([nbgrader_command(), "validate", notebook.name], cwd=notebook.parent, env=env,
                                   capture_output=True, text=True, stdin=subprocess.DEVNULL)

@@ -33,6 +33,14 @@ ALL_S = 14.0
 ENDLESS_WAIT_S = 10.0
 
 
+def student_env(**extra):
+    """The environment of a student's shell: Python writes its bytecode caches (a CI or sandbox setting such as
+    PYTHONDONTWRITEBYTECODE would recompile the grader on every run and time what no student meets)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(extra)
+    return env
+
+
 def timed_grade(submission, suite="public", exercise=None, extra=()):
     """(wall seconds, the submission's own compute in seconds) of one `make -s grade`, as a student runs it."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -42,7 +50,7 @@ def timed_grade(submission, suite="public", exercise=None, extra=()):
         if exercise:
             cmd.append(f"EX={exercise}")
         started = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=student_env())
         wall = time.perf_counter() - started
         if not timings.is_file():
             raise RuntimeError(f"{' '.join(cmd)} wrote no timings:\n{proc.stdout}\n{proc.stderr}")

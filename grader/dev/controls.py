@@ -22,8 +22,8 @@ from rich.console import Console
 from rich.table import Table
 
 from grader.course.solution_regions import is_marker
-from grader.common.layout import (EXERCISES, KERNEL_FILE, REFERENCE, REFERENCE_KERNEL, ROOT, SUBMISSION_FILE,
-                                  suite_paths)
+from grader.common.layout import (EXERCISES, KERNEL_EXERCISE, KERNEL_FILE, REFERENCE, REFERENCE_KERNEL, ROOT,
+                                  SUBMISSION_FILE, suite_paths)
 
 WRONG = ROOT / "solutions" / "wrong"
 ADVERSARIAL = ROOT / "solutions" / "adversarial"  # the corpus that attacks the grader (issue: isolation)
@@ -115,11 +115,13 @@ def edit_kernel(text, edits):
     return "".join(line for line in text.splitlines(keepends=True) if not is_marker(line))
 
 
-def grade_all(folders, suite="all", timeout=60.0):
-    """Grade several folders in one pytest run (expected answers computed once); {folder: results.json dict}."""
+def grade_all(folders, suite="all", timeout=60.0, exercises=None):
+    """Grade several folders in one pytest run (expected answers computed once); {folder: results.json dict}.
+    exercises: only these exercises' tests (default: all)."""
     from grader.suite import collect
     from grader.report import results  # imported here: `make exercises` needs none of pytest or torch
-    run = collect.run_pytest(suite_paths(suite), folders, timeout)
+    only = ["--exercise", ",".join(sorted(exercises))] if exercises else []
+    run = collect.run_pytest(suite_paths(suite), folders, timeout, extra_args=only)
     if run.problems:
         raise RuntimeError("the grader could not run:\n" + "\n".join(run.problems))
     return {folder: results.to_gradescope(sub_run, execution_time=0.0)
@@ -171,9 +173,59 @@ def _grade_in_parts(controls, jobs, extra=()):
     return summary
 
 
+PYTHON_EXERCISES = tuple(e for e in EXERCISES if e != KERNEL_EXERCISE)
+
+
+def _callers(funcs):
+    """{function: the functions of the module that call it by name}."""
+    callers = {}
+    for name, node in funcs.items():
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in funcs:
+                callers.setdefault(call.func.id, set()).add(name)
+    return callers
+
+
+def exercises_changed(control):
+    """The exercises whose graded code differs from the reference's in this control, found by comparing the
+    built submission with the reference (never taken from the control's own word): a function that differs,
+    and every function that calls it (causal_attention calls the others); any other change in attention.py
+    (module-level code, a new helper) counts as changing every Python exercise; the kernel file, cuda_kernel.
+    Every other exercise runs the reference's own code on the same seeded inputs, so it scores what the
+    reference scores (full marks, shown by the reference control itself)."""
+    if control in (REFERENCE_CONTROL, STUB_CONTROL):
+        return set(EXERCISES)
+    folder = build(control)
+    ref_tree, own_tree = ast.parse(REFERENCE.read_text()), ast.parse((folder / SUBMISSION_FILE).read_text())
+    ref_funcs, own_funcs = _functions(ref_tree), _functions(own_tree)
+    changed = {name for name in set(ref_funcs) | set(own_funcs)
+               if name not in ref_funcs or name not in own_funcs
+               or ast.dump(ref_funcs[name]) != ast.dump(own_funcs[name])}
+    others = lambda tree: [ast.dump(n) for n in tree.body if not isinstance(n, ast.FunctionDef)]  # noqa: E731
+    if others(ref_tree) != others(own_tree) or changed - set(ref_funcs):
+        changed |= set(PYTHON_EXERCISES)
+    callers, todo = _callers(own_funcs), list(changed)
+    while todo:
+        for caller in callers.get(todo.pop(), ()):
+            if caller not in changed:
+                changed.add(caller)
+                todo.append(caller)
+    exercises = changed & set(PYTHON_EXERCISES)
+    if (folder / KERNEL_FILE).read_text() != edit_kernel(REFERENCE_KERNEL.read_text(), ()):
+        exercises.add(KERNEL_EXERCISE)
+    return exercises | set(control.scores)
+
+
 def _grade_here(controls, suite="all", timeout=60.0):
+    """Each control graded on the exercises it changes (exercises_changed), controls that change the same ones
+    in one pytest run."""
     folders = {c.name: str(build(c).resolve()) for c in controls}
-    graded = grade_all(list(folders.values()), suite, timeout)
+    groups = {}
+    for control in controls:
+        groups.setdefault(frozenset(exercises_changed(control)), []).append(folders[control.name])
+    graded = {}
+    for exercises, group in groups.items():
+        graded.update(grade_all(group, suite, timeout, exercises=None if exercises == set(EXERCISES) else exercises))
     summary = {}
     for control in controls:
         results = graded[folders[control.name]]

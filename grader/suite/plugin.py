@@ -39,8 +39,8 @@ def pytest_addoption(parser):
                     help="run the tests starting K/N of the way through the suite, wrapping around: of N gradings "
                          "of a class that start together, each computes other expected answers first "
                          "(results keep the suite's order)")
-    group.addoption("--exercise", default=None, metavar="NAME",
-                    help="run only the tests of this exercise (its kernel is built only if NAME is cuda_kernel)")
+    group.addoption("--exercise", default=None, metavar="NAME[,NAME...]",
+                    help="run only the tests of these exercises (the kernel is built only if cuda_kernel is one)")
 
 
 def submissions(config):
@@ -75,17 +75,19 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """--exercise NAME: deselect every other test at collection, so nothing else runs (nor builds)."""
-    only = config.getoption("--exercise")
-    if not only:
+    """--exercise NAME[,NAME...]: deselect every other test at collection, so nothing else runs (nor builds)."""
+    option = config.getoption("--exercise")
+    if not option:
         return
+    only = set(option.split(","))
+
     def exercise_of(item):
         info = graded_info(item)
         return info[0] if info else None
-    dropped = [item for item in items if exercise_of(item) != only]
+    dropped = [item for item in items if exercise_of(item) not in only]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
-        items[:] = [item for item in items if exercise_of(item) == only]
+        items[:] = [item for item in items if exercise_of(item) in only]
 
 
 def stagger(config, items):

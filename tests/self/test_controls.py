@@ -50,3 +50,17 @@ def test_reference_full_marks_and_stubs_zero(graded):
 def test_controls_command_exit_code(graded):
     _, proc = graded
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_control_is_graded_on_every_exercise_its_changes_reach():
+    """Found from the code, not the control's word: callers of a changed function (causal_attention chains the
+    four), module-level code or a new helper reaching everything, the kernel file only its exercise."""
+    from grader.dev.controls import Control, exercises_changed
+    softmax = "def row_softmax(scores):\n    return scores\n"
+    assert exercises_changed(Control("t_softmax", "", {}, "", softmax)) == {"row_softmax", "causal_attention"}
+    helper = "def row_softmax(scores):\n    return helper(scores)\n\n\ndef helper(s):\n    return s\n"
+    assert exercises_changed(Control("t_helper", "", {}, "", helper)) == {
+        "compute_dk", "scale_scores", "apply_causal_mask", "row_softmax", "weighted_sum", "causal_attention"}
+    assert "compute_dk" in exercises_changed(Control("t_prelude", "", {}, "", "", prelude="X = 1\n"))
+    kernel = Control("t_kernel", "", {"cuda_kernel": 0}, "", "", kernel_edits=(("// scores[i][j] = dot", "// scores[i][j] = the dot"),))
+    assert exercises_changed(kernel) == {"cuda_kernel"}

@@ -1,0 +1,83 @@
+"""`python -m grader bench --only autograde` (part of make bench): `make autograde` of a class, warm.
+
+A course is released into a temporary folder (real nbgrader) and N students submit the released notebook with
+every answer filled in; each student's kernel cell differs by a comment line naming them, so each kernel is
+built and checked cold, as in a real class (the machine's expected answers and the CPU runtime are warm). Then
+`python -m grader autograde --force` with --jobs 1 and --jobs 2, in alternating order over the rounds; medians.
+
+Targets (issue 17): at most 10 s per student at --jobs 2; --jobs 2 at least 1.8x faster than --jobs 1.
+"""
+
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rich.table import Table
+
+from grader.common.layout import ROOT
+from grader.course.release import ASSIGNMENT
+from grader.dev.bench_notebook import solved_release
+from grader.dev.bench_speed import load, student_env
+
+PER_STUDENT_S = 10.0
+SPEED_UP = 1.8
+STUDENTS = 20
+
+
+def submit_class(course, notebook, n):
+    """submitted/<student>/attention/attention.ipynb for n students, each kernel cell a file of its own."""
+    import nbformat
+    solved = nbformat.read(notebook, as_version=4)
+    for i in range(n):
+        student = f"student{i:02d}"
+        folder = course / "submitted" / student / ASSIGNMENT
+        folder.mkdir(parents=True)
+        nb = nbformat.from_dict(solved)
+        for cell in nb.cells:
+            if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "answer_cuda_kernel":
+                cell.source += f"\n// {student}'s own kernel file\n"
+        nbformat.write(nb, folder / "attention.ipynb")
+
+
+def autograde(course, jobs):
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "grader", "autograde", "--course", str(course), "--jobs",
+                           str(jobs), "--force"], cwd=ROOT, capture_output=True, text=True, env=student_env())
+    wall = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise RuntimeError(f"autograde --jobs {jobs} failed:\n{proc.stdout}\n{proc.stderr}")
+    return wall
+
+
+def autograde_bench(console, repeat, students=STUDENTS):
+    rounds = max(1, repeat // 2)
+    with tempfile.TemporaryDirectory(prefix="bench-autograde-") as tmp:
+        tmp = Path(tmp)
+        console.print("autograde: python -m grader release (a course of its own) ...")
+        notebook = solved_release(tmp)
+        course = tmp / "course"
+        submit_class(course, notebook, students)
+        shutil.rmtree(notebook.parent)
+        walls = {1: [], 2: []}
+        for r in range(rounds):
+            for jobs in ((1, 2) if r % 2 == 0 else (2, 1)):
+                console.print(f"autograde: {students} students, --jobs {jobs}, round {r + 1} of {rounds} ...")
+                walls[jobs].append(autograde(course, jobs))
+    one, two = (statistics.median(walls[j]) for j in (1, 2))
+    per_student, speed_up = two / students, one / two
+    table = Table(title=f"make autograde, a class of {students} (reference answers, kernels their own), "
+                        f"median of {rounds}; {load()}", title_justify="left")
+    for col in ("measure", "value", "target", "verdict"):
+        table.add_column(col)
+    table.add_row("--jobs 1, whole class", f"{one:.1f} s", "", "")
+    table.add_row("--jobs 2, whole class", f"{two:.1f} s", "", "")
+    table.add_row("per student at --jobs 2", f"{per_student:.1f} s", f"<= {PER_STUDENT_S:g} s",
+                  "meets" if per_student <= PER_STUDENT_S else "MISSES")
+    table.add_row("speed-up of --jobs 2", f"{speed_up:.2f}x", f">= {SPEED_UP:g}x",
+                  "meets" if speed_up >= SPEED_UP else "MISSES")
+    console.print(table)
+    return per_student <= PER_STUDENT_S and speed_up >= SPEED_UP
