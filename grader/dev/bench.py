@@ -10,7 +10,6 @@ the scorecard).
 
 import ctypes
 import json
-import os
 import statistics
 import sys
 import subprocess
