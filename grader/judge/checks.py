@@ -79,12 +79,11 @@ LIMIT_FLOOR = 5.0  # seconds: far more than a vectorised numpy answer needs at A
 LIMIT_TIMES = 10  # times the oracle's own time (answer and bound) for the same input on this machine
 
 
-def _limit(student, func, arr):
-    """(seconds, why) for a call of func on arr: LIMIT_TIMES the oracle's time for these inputs here (memo knows
-    it once the expected answer was computed on this machine), at least LIMIT_FLOOR, at most the grading's own
-    limit (--timeout); None when the oracle's time is unknown or the default is lower. An endless loop then
-    costs seconds, not a minute."""
-    seconds = memo.last_seconds()
+def _limit(student, func, arr, seconds):
+    """(seconds, why) for a call of func on arr: LIMIT_TIMES the oracle's time for these inputs here (seconds, from
+    memo.known_seconds once some grading computed the expected answer on this machine), at least LIMIT_FLOOR,
+    at most the grading's own limit (--timeout); None when the oracle's time is unknown or the default is lower.
+    An endless loop then costs seconds, not a minute."""
     if seconds is None:
         return None
     limit = round(max(LIMIT_FLOOR, LIMIT_TIMES * seconds), 1)
@@ -95,16 +94,26 @@ def _limit(student, func, arr):
                    f"about as long: loop over whole rows or heads at most, never over single elements")
 
 
+def _sent_then_expected(student, func, args, compute):
+    """Send func(*args) to the student's worker, then compute (or fetch) the expected (answer, bound) while it
+    runs: a stub or a crash is reported before anything is computed. Returns (the call, expected, bound)."""
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    limit = _limit(student, func, arrays[0], memo.known_seconds(func, arrays))
+    call = _Call(student, func, *args, limit=limit)
+    with timed("compare"):
+        expected, bound = memo.get(func, arrays, compute)
+    return call, expected, bound
+
+
 def _label(func, what, arr):
     """What was graded, true to the input: its case, dtype and shape (scores are (..., T, T), not (..., T, d_k))."""
     return f"{func} on {what}, {arr.dtype} input of shape {tuple(arr.shape)}"
 
 
 def check_scale_scores(student, Q, K, *, what, reference=None):
-    with timed("compare"):  # first: the call's time limit follows from the oracle's time (_limit)
-        expected, bound = memo.get("scale_scores", (Q, K), lambda: (
-            oracle.scale_scores(Q, K), tol.scale_scores_bound(Q, K, Q.dtype)))
-    got = _Call(student, "scale_scores", Q, K, limit=_limit(student, "scale_scores", Q)).result()
+    call, expected, bound = _sent_then_expected(student, "scale_scores", (Q, K), lambda: (
+        oracle.scale_scores(Q, K), tol.scale_scores_bound(Q, K, Q.dtype)))
+    got = call.result()
     with timed("compare"):
         expect_array(got, func="scale_scores", shape=Q.shape[:-1] + (K.shape[-2],), dtype=Q.dtype)
         with _pictured("scale_scores", "scale_scores", Q, K):
@@ -139,9 +148,9 @@ def _softmax_expectation(scores):
 
 
 def check_row_softmax(student, scores, *, what, reference=None):
-    with timed("compare"):
-        expected, bound = memo.get("row_softmax", (scores,), lambda: _softmax_expectation(scores))
-    got = _Call(student, "row_softmax", scores, limit=_limit(student, "row_softmax", scores)).result()
+    call, expected, bound = _sent_then_expected(student, "row_softmax", (scores,),
+                                                lambda: _softmax_expectation(scores))
+    got = call.result()
     with timed("compare"):
         expect_array(got, func="row_softmax", shape=scores.shape, dtype=scores.dtype)
         label = _label("row_softmax", what, scores)
@@ -160,10 +169,9 @@ def check_row_softmax(student, scores, *, what, reference=None):
 
 
 def check_weighted_sum(student, A, V, *, what, reference=None):
-    with timed("compare"):
-        expected, bound = memo.get("weighted_sum", (A, V), lambda: (
-            oracle.weighted_sum(A, V), tol.weighted_sum_bound(A, V, V.dtype)))
-    got = _Call(student, "weighted_sum", A, V, limit=_limit(student, "weighted_sum", A)).result()
+    call, expected, bound = _sent_then_expected(student, "weighted_sum", (A, V), lambda: (
+        oracle.weighted_sum(A, V), tol.weighted_sum_bound(A, V, V.dtype)))
+    got = call.result()
     with timed("compare"):
         expect_array(got, func="weighted_sum", shape=V.shape, dtype=V.dtype)
         assert_close(got, expected, bound, what=_label("weighted_sum", what, V),
@@ -175,11 +183,10 @@ def check_weighted_sum(student, A, V, *, what, reference=None):
 
 
 def check_causal_attention(student, Q, K, V, *, what, reference=None):
-    with timed("compare"):
-        expected, bound = memo.get("causal_attention", (Q, K, V), lambda: (
-            oracle.causal_attention(Q, K, V),  # torch's fused SDPA, is_causal=True
-            tol.attention_bound(Q, K, V, V.dtype)))
-    got = _Call(student, "causal_attention", Q, K, V, limit=_limit(student, "causal_attention", Q)).result()
+    call, expected, bound = _sent_then_expected(student, "causal_attention", (Q, K, V), lambda: (
+        oracle.causal_attention(Q, K, V),  # torch's fused SDPA, is_causal=True
+        tol.attention_bound(Q, K, V, V.dtype)))
+    got = call.result()
     with timed("compare"):
         expect_array(got, func="causal_attention", shape=V.shape, dtype=V.dtype)
         assert_close(got, expected, bound, what=_label("causal_attention", what, V),

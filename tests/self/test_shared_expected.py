@@ -1,6 +1,8 @@
 """Expected answers shared by the gradings of one class (grader/judge/shared_expected.py, through memo.get)."""
 
 import os
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -89,3 +91,32 @@ def test_a_warm_grading_takes_every_answer_from_the_machine_cache_and_imports_no
     assert seen == [1.0, 0.0]  # cold: computed with torch; warm: not even imported
     folder = tmp_path / "cache" / "expected"
     assert [oct(p.stat().st_mode & 0o777) for p in (folder, *folder.iterdir())] == ["0o700", "0o700"]
+    # warm, an endless loop waits what the oracle's time for that input allows, and the message says so
+    import shutil
+    import tempfile
+    loop = Path(tempfile.mkdtemp(prefix="endless-"))
+    try:
+        loop.chmod(0o755)  # as root, the worker runs as another uid
+        reference = (ROOT / "solutions" / "attention.py").read_text()
+        (loop / "attention.py").write_text(reference.replace("def scale_scores(Q, K):",
+                                                             "def scale_scores(Q, K):\n    while True:\n        pass", 1))
+        done = subprocess.run([*args[:5], str(loop), *args[6:]], cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=600)
+        assert re.search(r"timed out after \d+(\.\d)? s .*the oracle takes", done.stdout, re.S), done.stdout
+    finally:
+        shutil.rmtree(loop)
+
+
+def test_a_stub_is_reported_before_any_expected_answer_is_computed(tmp_path):
+    """A stub raises at once: its tests fail before the oracle runs, so the first `make grade` of the stubs, on a
+    machine with no cached answers, computes none (and imports no torch)."""
+    import json
+    import subprocess
+    import sys
+    from helpers import ROOT
+    env = dict(os.environ, GRADER_CACHE_DIR=str(tmp_path / "cache"))
+    done = subprocess.run([sys.executable, "-m", "grader", "grade", "--submission", str(ROOT / "exercises"),
+                           "--exercise", "row_softmax", "--pictures", "none", "--timings", str(tmp_path / "t.json")],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert "not implemented yet" in done.stdout, done.stdout + done.stderr
+    assert json.loads((tmp_path / "t.json").read_text())["torch_imported"] == 0.0
