@@ -21,7 +21,7 @@ from rich.table import Table
 from grader.common.layout import ROOT
 from grader.course.release import ASSIGNMENT
 from grader.dev.bench_notebook import solved_release
-from grader.dev.bench_speed import load, student_env
+from grader.dev.bench_speed import load, student_env, timed_grade
 
 PER_STUDENT_S = 10.0
 SPEED_UP = 1.8
@@ -67,6 +67,8 @@ def autograde_bench(console, repeat, students=STUDENTS):
             for jobs in ((1, 2) if r % 2 == 0 else (2, 1)):
                 console.print(f"autograde: {students} students, --jobs {jobs}, round {r + 1} of {rounds} ...")
                 walls[jobs].append(autograde(course, jobs))
+    # a student's own compute: the reference's functions and kernel in the workers of one grading of both suites
+    own = statistics.median(timed_grade(ROOT / "solutions", suite="all")[1] for _ in range(max(1, repeat)))
     one, two = (statistics.median(walls[j]) for j in (1, 2))
     per_student, speed_up = two / students, one / two
     table = Table(title=f"make autograde, a class of {students} (reference answers, kernels their own), "
@@ -75,8 +77,9 @@ def autograde_bench(console, repeat, students=STUDENTS):
         table.add_column(col)
     table.add_row("--jobs 1, whole class", f"{one:.1f} s", "", "")
     table.add_row("--jobs 2, whole class", f"{two:.1f} s", "", "")
-    table.add_row("per student at --jobs 2", f"{per_student:.1f} s", f"<= {PER_STUDENT_S:g} s",
-                  "meets" if per_student <= PER_STUDENT_S else "MISSES")
+    table.add_row("a student's own compute (both suites, timed in the workers)", f"{own:.1f} s", "", "")
+    table.add_row("per student at --jobs 2", f"{per_student:.1f} s ({per_student / own:.1f}x the student's compute)",
+                  f"<= {PER_STUDENT_S:g} s", "meets" if per_student <= PER_STUDENT_S else "MISSES")
     table.add_row("speed-up of --jobs 2", f"{speed_up:.2f}x", f">= {SPEED_UP:g}x",
                   "meets" if speed_up >= SPEED_UP else "MISSES")
     console.print(table)

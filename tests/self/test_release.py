@@ -1,6 +1,7 @@
 """make release: the nbgrader course and the student repository, built once for every test here."""
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -10,6 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from grader.common.layout import CACHE_ROOT
 from grader.course import leaks
 from grader.course import nbgrader_hooks
 from grader.course.keep_answers_out_of_kernel import AnswersStayText
@@ -143,8 +145,11 @@ def test_student_repository_with_the_reference_dropped_in_grades_it_whole(releas
     shutil.copy2(ROOT / "solutions" / "microgpt_cuda.cu", student / "csrc" / "microgpt_cuda.cu")
     shutil.copytree(ROOT / "solutions", student / "solutions", ignore=shutil.ignore_patterns("wrong", "adversarial"))
     venv = Path(sys.executable).parent.parent  # this venv: the student's Makefile would build the same one
+    # this machine's caches (built runtime, expected answers), as a student's second `make grade` finds its own:
+    # the copy's grader and reference are this repository's, so they are the same version
+    env = dict(os.environ, GRADER_CACHE_DIR=str(CACHE_ROOT))
     grade = subprocess.run(["make", "-s", "grade", f"VENV={venv}"], cwd=student, capture_output=True, text=True,
-                           timeout=900)
+                           timeout=900, env=env)
     assert grade.returncode == 0, grade.stdout + grade.stderr
     from grader.student import cell
     public = sum(cell.points_by_exercise(["public"]).values())
@@ -161,7 +166,7 @@ def test_student_repository_with_the_reference_dropped_in_grades_it_whole(releas
         assert proc.returncode == 0, proc.stdout + proc.stderr
     out = tmp_path / "github_output"
     classroom = subprocess.run([sys.executable, "-m", "grader", "classroom", "--output", str(out)], cwd=student,
-                               capture_output=True, text=True, timeout=900)
+                               capture_output=True, text=True, timeout=900, env=env)
     assert classroom.returncode == 0, classroom.stdout + classroom.stderr
     assert f"GitHub Classroom: {public:g} / {public:g} points, status pass" in classroom.stdout
     assert out.read_text().startswith("result=")
