@@ -22,7 +22,7 @@ help:
 	@echo "make test-corpus / make test-class                      the adversarial corpus / an nbgrader class (CI runs both)"
 	@echo "make exercises                                          regenerate exercises/ from solutions/"
 	@echo "make controls                                           grade the known-wrong submissions"
-	@echo "make bench                                              time grading of the reference"
+	@echo "make bench [ARGS='--only speed']                        time grading of the reference (or one part)"
 	@echo "make cuda-samples SAMPLES=PATH [ARGS=--only vectorAdd]  NVIDIA's cuda-samples (a checkout) on the CPU runtime"
 	@echo "make release                                            nbgrader course + student repository (build/)"
 	@echo "make autograde [JOBS=N] [ARGS=--collect]                (collect,) autograde build/course/submitted, feedback, grades.csv"
@@ -68,8 +68,9 @@ exercises: $(STAMP)
 controls: $(STAMP)
 	$(PY) -m grader controls
 
+# ARGS="--only PART ..." runs those parts of `python -m grader bench` only (bench-batch is the whole run's last part)
 bench: $(STAMP)
-	@$(PY) -m grader bench; status=$$?; $(PY) -m grader bench-batch && exit $$status
+	@$(PY) -m grader bench $(ARGS); status=$$?; $(if $(ARGS),exit $$status,$(PY) -m grader bench-batch && exit $$status)
 
 # NVIDIA's cuda-samples as the CPU runtime's yardstick (a checkout outside this repository, passed by path)
 cuda-samples: $(STAMP) system-deps

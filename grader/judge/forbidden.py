@@ -77,25 +77,42 @@ def _parse(source):
     return ast.Module(body=body, type_ignores=[])
 
 
+def _functions(tree):
+    return {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def _reached(functions, start):
+    """start and every same-file function it reaches by name."""
+    seen, todo = set(), [start]
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in functions:
+            continue
+        seen.add(name)
+        todo += [node.id for node in ast.walk(functions[name]) if isinstance(node, ast.Name) and node.id in functions]
+    return seen
+
+
+def reaches(source):
+    """{function: the other same-file functions it calls, directly or not}: a call into one that already timed
+    out is not run again (grader/sandbox/client.py)."""
+    functions = _functions(_parse(source))
+    return {name: _reached(functions, name) - {name} for name in functions}
+
+
 def find(source):
     """{exercise: [(line, qualified name), ...]} of forbidden uses in source."""
     tree = _parse(source)
     aliases = _aliases(tree)
-    functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    functions = _functions(tree)
     found = {}
     for exercise in EXERCISE_FUNCTIONS:
         if exercise not in functions:
             continue
         banned = FORBIDDEN.get("*", []) + FORBIDDEN.get(exercise, [])
-        seen, todo, hits = set(), [exercise], []
-        while todo:  # the exercise and every same-file function it reaches
-            name = todo.pop()
-            if name in seen or name not in functions:
-                continue
-            seen.add(name)
+        hits = []
+        for name in sorted(_reached(functions, exercise)):  # the exercise and every same-file function it reaches
             for node in ast.walk(functions[name]):
-                if isinstance(node, ast.Name) and node.id in functions:
-                    todo.append(node.id)
                 if isinstance(node, (ast.Attribute, ast.Name)):
                     dotted = _dotted(node)
                     if dotted is None:

@@ -33,11 +33,12 @@ class Submission:
     """One student file and the worker that runs it; the worker is started on first use and after any failure."""
 
     def __init__(self, folder, filename="attention.py", timeout=60.0, kernel_library=None, kernel_device="cpu",
-                 forbidden=None):
+                 forbidden=None, reaches=None):
         """kernel_library: a built CUDA kernel (.so) to run instead of importing a Python file; kernel_device:
         "cpu" (built against the CPU runtime) or "gpu" (built by nvcc with csrc/cuda_gpu/run_on_device.cu);
         forbidden: source text -> {function: [(line, name)]}, the library calls each function may not make
-        (the judge's rule, grader/judge/forbidden.py), read from the file when the worker starts."""
+        (the judge's rule, grader/judge/forbidden.py), read from the file when the worker starts; reaches: source
+        text -> {function: the same-file functions it calls}, so that a call into one that timed out is not run."""
         self.kernel_device = kernel_device
         self.device_ms = 0.0  # GPU runs: the mean time of the extra timed runs of the last call
         self.kernel_seconds = 0.0  # CPU runs: how long the last causal_attention_forward took
@@ -56,6 +57,8 @@ class Submission:
         self._timed_out = {}  # function -> why: a function that timed out once is not run again
         self._find_forbidden = forbidden
         self._forbidden = {}  # function -> [(line, forbidden name)]
+        self._find_reaches = reaches
+        self._reaches = {}  # function -> the submission's functions it calls, directly or not
         self.warnings = ""  # kernel workers: the runtime's warnings from the last call
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -89,6 +92,8 @@ class Submission:
             wire.grow_pipe(fd)
         if self._find_forbidden is not None:
             self._forbidden = self._find_forbidden(self.path.read_bytes().decode("utf-8", "replace"))
+        if self._find_reaches is not None:
+            self._reaches = self._find_reaches(self.path.read_bytes().decode("utf-8", "replace"))
         limit = min(self.timeout, IMPORT_TIMEOUT)
         try:
             header, _ = self._receive("starting (importing your file)", time.monotonic() + limit, limit)
@@ -194,6 +199,10 @@ class Submission:
         if func in self._timed_out:
             raise TimedOut(f"not run: {func} already timed out in an earlier test ({self._timed_out[func]}); "
                            "an endless loop costs every test of the function, so fix that first")
+        looping = sorted(f for f in self._reaches.get(func, ()) if f in self._timed_out)
+        if looping:
+            raise TimedOut(f"not run: {func} calls {looping[0]}, which already timed out in an earlier test "
+                           f"({self._timed_out[looping[0]]}); fix {looping[0]} first")
         if func in self._forbidden:
             uses = "; ".join(f"{self.path.name}:{line} calls {name}" for line, name in self._forbidden[func])
             raise ForbiddenCall(f"{func} may not use a library version of what it teaches: {uses}. "

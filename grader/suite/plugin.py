@@ -121,7 +121,7 @@ def graded_info(item):
 def _workers(request):
     """One Submission (and its worker process) per graded folder, for the whole run."""
     timeout = request.config.getoption("--call-timeout")
-    subs = {folder: Submission(folder, timeout=timeout, forbidden=forbidden.find)
+    subs = {folder: Submission(folder, timeout=timeout, forbidden=forbidden.find, reaches=forbidden.reaches)
             for folder in submissions(request.config)}
     yield subs
     for sub in subs.values():

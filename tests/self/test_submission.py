@@ -1,6 +1,7 @@
 """The seam: student code runs in a worker; whatever it does, the grader gets a clear message or a checked array."""
 
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -139,6 +140,31 @@ def test_endless_loop_times_out_and_the_worker_is_replaced(make_submission):
     """, timeout=1.0) as sub:
         with pytest.raises(WorkerFailed, match="timed out after 1 s"):
             sub.call("spin", np.ones(2))
+        assert sub.call("good", np.ones(2)).shape == (2,)
+
+
+def test_a_function_that_calls_one_that_timed_out_is_not_run(make_submission):
+    """causal_attention chains row_softmax: once row_softmax's endless loop timed out, the chain would wait for it
+    again; it is reported at once, naming the loop. A function that does not reach it still runs."""
+    from grader.judge import forbidden
+    folder = make_submission("import numpy as np\n" + textwrap.dedent("""
+        def spin(x):
+            while True:
+                pass
+        def helper(x):
+            return spin(x)
+        def chain(x):
+            return helper(x)
+        def good(x):
+            return x
+    """))
+    with Submission(folder, timeout=1.0, reaches=forbidden.reaches) as sub:
+        with pytest.raises(WorkerFailed, match="timed out after 1 s"):
+            sub.call("spin", np.ones(2))
+        started = time.monotonic()
+        with pytest.raises(WorkerFailed, match="not run: chain calls spin, which already timed out"):
+            sub.call("chain", np.ones(2))
+        assert time.monotonic() - started < 0.5
         assert sub.call("good", np.ones(2)).shape == (2,)
 
 
