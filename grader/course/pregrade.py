@@ -4,7 +4,7 @@ Each of the notebook's 7 test cells would otherwise start `python -m grader cell
 pytest), the collection and the kernel report, about 3 s each before any test runs. Here the notebook is read
 without running anything: its answer cells (`%%answer NAME`) are replayed in order, exactly as the cell magic
 would save them, and at each test cell the answers saved so far are written out as a submission folder, keyed by
-its digest. One `python -m grader cell --plan` then grades every (folder, exercise) in one process. At autograde
+its digest. One `python -m grader cell --plan` then grades every (folder, exercise) in one pytest run. At autograde
 the test cells find the verdict for exactly the answers they assembled (grader/student/notebook.py, GRADER_VERDICTS);
 whatever differs (a cell not replayed as predicted) has no verdict, and that cell grades by itself as before.
 """
@@ -96,7 +96,7 @@ def pregrade(notebook_path, verdicts, env=None, expected=None, cells_kept=None, 
     grading process failed or ran past its time: every cell then grades by itself).
 
     stagger (k, n): start k/n of the way through the exercises (grader/suite/stagger.py), as batch's --stagger does."""
-    entries = staggering.rotated(plan(notebook_path, verdicts, cells_kept), stagger)
+    entries = plan(notebook_path, verdicts, cells_kept)
     if not entries:
         return []
     plan_file = Path(verdicts) / "plan.json"
@@ -104,6 +104,8 @@ def pregrade(notebook_path, verdicts, env=None, expected=None, cells_kept=None, 
     cmd = [sys.executable, "-m", "grader", "cell", "--plan", str(plan_file)]
     if expected:
         cmd += ["--expected-cache", str(expected)]
+    if stagger:
+        cmd += ["--stagger", staggering.as_option(stagger)]
     try:
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL, env=env,
                               timeout=len(entries) * notebook.CELL_TIMEOUT)  # what the cells would have had

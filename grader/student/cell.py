@@ -38,6 +38,8 @@ def add_arguments(parser):
     parser.add_argument("--json", metavar="FILE", help="write the score as JSON to FILE")
     parser.add_argument("--pictures", metavar="DIR",
                         help="when the exercise fails, draw its picture (public inputs only) into DIR")
+    parser.add_argument("--stagger", metavar="K/N",
+                        help="with --plan: start K/N of the way through the tests (grader/suite/stagger.py)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                         help="seconds one call into the student's code may take (default: %(default)s)")
 
@@ -51,6 +53,7 @@ def _paths(suites):
 
 
 def grade(submission, exercise, suites, timeout=DEFAULT_TIMEOUT, expected=None):
+    """exercise: one name, or several joined by commas (one pytest run, its workers started once)."""
     extra = ["--exercise", exercise]
     if expected:
         extra += ["--expected-cache", str(expected)]
@@ -105,16 +108,32 @@ def _verdict(run, submission, exercise, suites, pictures_dir):
                   "problems": run.problems, "picture": str(picture) if picture else None, "failed": failed}
 
 
-def grade_plan(plan_file, timeout, expected=None):
-    """Each planned (submission, exercise, suites) graded in this process, one after another: the imports, the
-    kernel build and the reference times are paid once per notebook instead of once per test cell."""
+def grade_plan(plan_file, timeout, expected=None, stagger=None):
+    """Every planned (submission, exercise, suites) graded in this process: each suites' entries in one pytest
+    run over their submissions (a test cell's answers are those saved before it, so each cell has a folder of its
+    own), each (submission, exercise) pair selected with --pairs; the imports, the kernel build and the reference
+    times are paid once per notebook instead of once per test cell. Each entry's report and score go to its out
+    file."""
+    by_suites = {}
     for entry in json.loads(Path(plan_file).read_text()):
-        out = Path(entry["out"])
-        out.parent.mkdir(parents=True, exist_ok=True)
-        run = grade(entry["submission"], entry["exercise"], entry["suites"], timeout, expected)
-        text, verdict = _verdict(run, entry["submission"], entry["exercise"], entry["suites"],
-                                 out.parent / "pictures")
-        out.write_text(json.dumps({"report": text, "verdict": verdict}) + "\n")
+        by_suites.setdefault(tuple(entry["suites"]), []).append(entry)
+    for suites, entries in by_suites.items():
+        folders = list(dict.fromkeys(str(Path(e["submission"]).resolve()) for e in entries))
+        pairs = Path(plan_file).with_name(f"pairs-{'-'.join(suites)}.json")
+        pairs.write_text(json.dumps([[str(Path(e["submission"]).resolve()), e["exercise"]] for e in entries]))
+        extra = ["--pairs", str(pairs)] + (["--expected-cache", str(expected)] if expected else []) + (
+            ["--stagger", stagger] if stagger else [])
+        run = collect.run_pytest(_paths(suites), folders, timeout, extra_args=extra)
+        for entry in entries:
+            out = Path(entry["out"])
+            out.parent.mkdir(parents=True, exist_ok=True)
+            folder = str(Path(entry["submission"]).resolve())
+            own = collect.Run(results=[r for r in run.results
+                                       if r.submission == folder and r.exercise == entry["exercise"]],
+                              problems=run.problems, isolation=run.isolation)
+            text, verdict = _verdict(own, entry["submission"], entry["exercise"], list(suites),
+                                     out.parent / "pictures")
+            out.write_text(json.dumps({"report": text, "verdict": verdict}) + "\n")
 
 
 def main(args):
@@ -124,7 +143,7 @@ def main(args):
         return 2
     try:
         if args.plan:
-            grade_plan(args.plan, args.timeout, args.expected_cache)
+            grade_plan(args.plan, args.timeout, args.expected_cache, args.stagger)
             return 0
         run = grade(args.submission, args.exercise, suites, args.timeout, args.expected_cache)
     except FileNotFoundError as exc:

@@ -7,7 +7,7 @@ import pytest
 from grader.common.layout import EXERCISES
 from grader.common.failures import Kind
 from grader.sandbox import isolation
-from grader.suite.plugin import ROOT, graded_info, stagger, submissions, suite_of, test_key
+from grader.suite.plugin import ROOT, graded_info, stagger, submission_of, suite_of, test_key
 
 
 @dataclass
@@ -58,7 +58,6 @@ class Collector:
         for item in items:
             first_seen.setdefault(test_key(item), len(first_seen))
         items.sort(key=lambda item: (order.get((graded_info(item) or ("",))[0], len(order)), first_seen[test_key(item)]))
-        only = submissions(config)[0]
         for item in items:
             info = graded_info(item)
             if info is None:
@@ -67,9 +66,7 @@ class Collector:
             exercise, points = info
             if exercise not in EXERCISES:
                 self.run.problems.append(f"{item.nodeid}: unknown exercise {exercise!r}")
-            callspec = getattr(item, "callspec", None)
-            folder = callspec.params.get("student", only) if callspec else only
-            r = TestResult(test_key(item), exercise, float(points), suite_of(item.nodeid), folder)
+            r = TestResult(test_key(item), exercise, float(points), suite_of(item.nodeid), submission_of(item, config))
             kind = item.get_closest_marker("picture")
             r.picture_kind = kind.args[0] if kind is not None and kind.args else None
             self._by_id[item.nodeid] = r

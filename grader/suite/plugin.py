@@ -8,6 +8,7 @@ and `python -m grader grade` runs the same tests. A graded test looks like:
     def test_rows_sum_to_one(student, rng): ...
 """
 
+import json
 import re
 import time
 from pathlib import Path
@@ -41,6 +42,10 @@ def pytest_addoption(parser):
                          "(results keep the suite's order)")
     group.addoption("--exercise", default=None, metavar="NAME[,NAME...]",
                     help="run only the tests of these exercises (the kernel is built only if cuda_kernel is one)")
+    group.addoption("--pairs", default=None, metavar="FILE",
+                    help="with several submissions: run only the (submission, exercise) pairs FILE lists as JSON "
+                         "[[folder, exercise], ...] (python -m grader cell --plan: a notebook's test cells, each on "
+                         "the answers saved before it, in one run)")
 
 
 def submissions(config):
@@ -74,20 +79,31 @@ def pytest_configure(config):
                                        "(grader/report/pictures.py KINDS)")
 
 
-def pytest_collection_modifyitems(config, items):
-    """--exercise NAME[,NAME...]: deselect every other test at collection, so nothing else runs (nor builds)."""
-    option = config.getoption("--exercise")
-    if not option:
-        return
-    only = set(option.split(","))
+def submission_of(item, config):
+    """The folder a collected test grades."""
+    callspec = getattr(item, "callspec", None)
+    only = submissions(config)[0]
+    return callspec.params.get("student", only) if callspec else only
 
-    def exercise_of(item):
+
+def pytest_collection_modifyitems(config, items):
+    """--exercise NAME[,NAME...] and --pairs FILE: deselect every other test at collection, so nothing else runs
+    (nor builds)."""
+    option, pairs_file = config.getoption("--exercise"), config.getoption("--pairs")
+    if not option and not pairs_file:
+        return
+    only = set(option.split(",")) if option else None
+    pairs = {(str(Path(f).resolve()), ex) for f, ex in json.loads(Path(pairs_file).read_text())} if pairs_file else None
+
+    def kept(item):
         info = graded_info(item)
-        return info[0] if info else None
-    dropped = [item for item in items if exercise_of(item) not in only]
+        exercise = info[0] if info else None
+        return ((only is None or exercise in only)
+                and (pairs is None or (submission_of(item, config), exercise) in pairs))
+    dropped = [item for item in items if not kept(item)]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
-        items[:] = [item for item in items if exercise_of(item) in only]
+        items[:] = [item for item in items if kept(item)]
 
 
 def stagger(config, items):

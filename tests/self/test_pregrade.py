@@ -73,3 +73,42 @@ def test_a_cell_without_its_verdict_grades_by_itself(tmp_path, monkeypatch):
     assert notebook._graded_before(folder, "compute_dk", ["public"]) is None  # other suites: not this verdict
     assert notebook._graded_before(folder, "compute_dk", ["public", "hidden"]) == verdict
     assert (tmp_path / notebook.USED).read_text() == "compute_dk\n"
+
+
+def test_one_run_grades_each_cell_on_its_own_answers():
+    """`python -m grader cell --plan`: each (answers, exercise) of the plan graded in one pytest run, each
+    verdict holding its own exercise's tests only, graded on its own folder."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+    from grader.common.layout import ROOT
+    from grader.student import cell
+    top = Path(tempfile.mkdtemp(prefix="plan-"))  # the workers, as another uid, must read the folders
+    try:
+        os.chmod(top, 0o755)
+        reference = (ROOT / "solutions" / "attention.py").read_text()
+        stubs = (ROOT / "exercises" / "attention.py").read_text()
+        for name, text in (("stubs", stubs), ("reference", reference)):
+            (top / name).mkdir()
+            (top / name / "attention.py").write_text(text)
+        plan = [{"submission": str(top / "reference"), "exercise": "compute_dk", "suites": ["public"],
+                 "out": str(top / "v" / "ref-dk.json")},
+                {"submission": str(top / "stubs"), "exercise": "scale_scores", "suites": ["public"],
+                 "out": str(top / "v" / "stub-scale.json")},
+                {"submission": str(top / "reference"), "exercise": "row_softmax", "suites": ["public"],
+                 "out": str(top / "v" / "ref-softmax.json")}]
+        (top / "plan.json").write_text(json.dumps(plan))
+        done = subprocess.run([sys.executable, "-m", "grader", "cell", "--plan", str(top / "plan.json")], cwd=ROOT,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout + done.stderr
+        points = cell.points_by_exercise(["public"])
+        verdicts = {e["out"]: json.loads(Path(e["out"]).read_text())["verdict"] for e in plan}
+        ref_dk, stub_scale, ref_softmax = (verdicts[e["out"]] for e in plan)
+        assert ref_dk["score"] == ref_dk["max_score"] == points["compute_dk"]
+        assert stub_scale["score"] == 0 and stub_scale["max_score"] == points["scale_scores"]
+        assert ref_softmax["score"] == ref_softmax["max_score"] == points["row_softmax"]
+    finally:
+        shutil.rmtree(top)
