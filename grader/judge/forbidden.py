@@ -8,6 +8,7 @@ an exercise calls in the same file, so moving the call into a helper does not hi
 """
 
 import ast
+from typing import NamedTuple
 
 from grader.common.layout import GIVEN_FUNCTIONS, STUDENT_FUNCTIONS
 from grader.sandbox import units
@@ -98,6 +99,16 @@ def reaches(source):
     out is not run again (grader/sandbox/client.py)."""
     functions = _functions(_parse(source))
     return {name: _reached(functions, name) - {name} for name in functions}
+
+
+class Read(NamedTuple):
+    """What the judge reads in a student's file before running it (grader/sandbox/client.py)."""
+    forbidden: dict  # exercise -> [(line, qualified name)] of forbidden uses
+    reaches: dict  # function -> the other same-file functions it calls
+
+
+def read(source):
+    return Read(find(source), reaches(source))
 
 
 def find(source):

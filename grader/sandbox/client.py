@@ -33,12 +33,12 @@ class Submission:
     """One student file and the worker that runs it; the worker is started on first use and after any failure."""
 
     def __init__(self, folder, filename="attention.py", timeout=60.0, kernel_library=None, kernel_device="cpu",
-                 forbidden=None, reaches=None):
+                 read_source=None):
         """kernel_library: a built CUDA kernel (.so) to run instead of importing a Python file; kernel_device:
         "cpu" (built against the CPU runtime) or "gpu" (built by nvcc with csrc/cuda_gpu/run_on_device.cu);
-        forbidden: source text -> {function: [(line, name)]}, the library calls each function may not make
-        (the judge's rule, grader/judge/forbidden.py), read from the file when the worker starts; reaches: source
-        text -> {function: the same-file functions it calls}, so that a call into one that timed out is not run."""
+        read_source: source text -> what the judge reads in the file when the worker starts (grader/judge/
+        forbidden.py: .forbidden {function: [(line, name)]}, the library calls each function may not make, and
+        .reaches {function: the same-file functions it calls}: a call into one that timed out is not run)."""
         self.kernel_device = kernel_device
         self.device_ms = 0.0  # GPU runs: the mean time of the extra timed runs of the last call
         self.kernel_seconds = 0.0  # CPU runs: how long the last causal_attention_forward took
@@ -55,10 +55,8 @@ class Submission:
         self._faults = None  # kernel workers: the runtime's crash reports
         self._sandbox = None
         self._timed_out = {}  # function -> why: a function that timed out once is not run again
-        self._find_forbidden = forbidden
-        self._forbidden = {}  # function -> [(line, forbidden name)]
-        self._find_reaches = reaches
-        self._reaches = {}  # function -> the submission's functions it calls, directly or not
+        self._read_source = read_source
+        self._forbidden, self._reaches = {}, {}  # function -> [(line, forbidden name)], functions it calls
         self.warnings = ""  # kernel workers: the runtime's warnings from the last call
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -90,10 +88,9 @@ class Submission:
         for fd in (self._requests, self._replies):
             os.set_blocking(fd, False)
             wire.grow_pipe(fd)
-        if self._find_forbidden is not None:
-            self._forbidden = self._find_forbidden(self.path.read_bytes().decode("utf-8", "replace"))
-        if self._find_reaches is not None:
-            self._reaches = self._find_reaches(self.path.read_bytes().decode("utf-8", "replace"))
+        if self._read_source is not None:
+            read = self._read_source(self.path.read_bytes().decode("utf-8", "replace"))
+            self._forbidden, self._reaches = read.forbidden, read.reaches
         limit = min(self.timeout, IMPORT_TIMEOUT)
         try:
             header, _ = self._receive("starting (importing your file)", time.monotonic() + limit, limit)

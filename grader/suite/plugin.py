@@ -137,7 +137,7 @@ def graded_info(item):
 def _workers(request):
     """One Submission (and its worker process) per graded folder, for the whole run."""
     timeout = request.config.getoption("--call-timeout")
-    subs = {folder: Submission(folder, timeout=timeout, forbidden=forbidden.find, reaches=forbidden.reaches)
+    subs = {folder: Submission(folder, timeout=timeout, read_source=forbidden.read)
             for folder in submissions(request.config)}
     yield subs
     for sub in subs.values():

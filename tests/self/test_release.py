@@ -117,8 +117,9 @@ def test_student_repository_grades_the_public_suite(released):
     assert not (student / "tests" / "hidden").exists() and not (student / "solutions").exists()
     assert (student / "Makefile").is_file() and (student / ".github" / "workflows" / "classroom.yml").is_file()
     assert "nbgrader" not in (student / "requirements.txt").read_text()
+    # this machine's built runtime (GRADER_CACHE_DIR): the stubs raise at once, so no expected answer is computed
     grade = subprocess.run([sys.executable, "-m", "grader", "grade", "--suite", "public"], cwd=student,
-                           capture_output=True, text=True, timeout=600)
+                           capture_output=True, text=True, timeout=600, env=dict(os.environ, GRADER_CACHE_DIR=str(CACHE_ROOT)))
     assert grade.returncode == 0, grade.stdout + grade.stderr
     from grader.student import cell
     public = sum(cell.points_by_exercise(["public"]).values())

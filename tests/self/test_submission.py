@@ -158,7 +158,7 @@ def test_a_function_that_calls_one_that_timed_out_is_not_run(make_submission):
         def good(x):
             return x
     """))
-    with Submission(folder, timeout=1.0, reaches=forbidden.reaches) as sub:
+    with Submission(folder, timeout=1.0, read_source=forbidden.read) as sub:
         with pytest.raises(WorkerFailed, match="timed out after 1 s"):
             sub.call("spin", np.ones(2))
         started = time.monotonic()
