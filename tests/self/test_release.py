@@ -118,8 +118,9 @@ def test_student_repository_grades_the_public_suite(released):
     assert (student / "Makefile").is_file() and (student / ".github" / "workflows" / "classroom.yml").is_file()
     assert "nbgrader" not in (student / "requirements.txt").read_text()
     # this machine's built runtime (GRADER_CACHE_DIR): the stubs raise at once, so no expected answer is computed
+    env = dict(os.environ, GRADER_CACHE_DIR=str(CACHE_ROOT))
     grade = subprocess.run([sys.executable, "-m", "grader", "grade", "--suite", "public"], cwd=student,
-                           capture_output=True, text=True, timeout=600, env=dict(os.environ, GRADER_CACHE_DIR=str(CACHE_ROOT)))
+                           capture_output=True, text=True, timeout=600, env=env)
     assert grade.returncode == 0, grade.stdout + grade.stderr
     from grader.student import cell
     public = sum(cell.points_by_exercise(["public"]).values())
