@@ -219,6 +219,12 @@ inline float __uint_as_float(unsigned i) { float x; std::memcpy(&x, &i, 4); retu
 template <class T>
 T __ldg(const T* p) { return *p; }
 
-// cudaMalloc is a macro so that the buffer can be named by its line in out-of-bounds messages (memory.cpp).
+// The allocations are macros so that a buffer can be named by its line in out-of-bounds messages (memory.cpp,
+// host_memory.cpp).
 cudaError_t cuda_cpu_malloc(void** p, size_t bytes, int line);
+cudaError_t cuda_cpu_malloc_managed(void** p, size_t bytes, int line);
+cudaError_t cuda_cpu_malloc_host(void** p, int line, size_t bytes, unsigned flags = 0);
 #define cudaMalloc(p, bytes) cuda_cpu_malloc(reinterpret_cast<void**>(p), (bytes), __LINE__)
+#define cudaMallocManaged(p, bytes, ...) cuda_cpu_malloc_managed(reinterpret_cast<void**>(p), (bytes), __LINE__)
+#define cudaMallocHost(p, ...) cuda_cpu_malloc_host(reinterpret_cast<void**>(p), __LINE__, __VA_ARGS__)
+#define cudaHostAlloc(p, ...) cuda_cpu_malloc_host(reinterpret_cast<void**>(p), __LINE__, __VA_ARGS__)

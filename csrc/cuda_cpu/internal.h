@@ -33,9 +33,10 @@ extern CallState call;
 // Fail the running launch (and, as on a GPU, every later one of this call) with a message.
 void fail_launch(const std::string& message);
 
-// memory.cpp: guarded buffers (the grader's Q, K, V, O and every cudaMalloc) with a guard page after the end,
-// one before the start, and poisoned slack between the page and the buffer.
-void* guarded_alloc(size_t bytes, const char* name);
+// memory.cpp: guarded buffers (the grader's Q, K, V, O, every cudaMalloc, cudaMallocManaged and pinned host
+// allocation), each in its own address range: a far guard region after the end, one before the start, and
+// poisoned slack between the front guard and the buffer. zeroed: the buffer starts as zeros (else NaN).
+void* guarded_alloc(size_t bytes, const char* name, bool zeroed);
 bool guarded_free(void* p);  // the addresses stay reserved (and fault) until release_quarantine()
 void release_quarantine();    // at the start of each call
 void check_guarded_memory();  // after every launch: a changed slack byte is an out-of-bounds write
