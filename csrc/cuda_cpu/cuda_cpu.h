@@ -45,6 +45,7 @@
 // What CUDA's own cuda_runtime.h brings (nvcc includes it first in every .cu file): the types, the vector types,
 // the runtime API. The guards are those NVIDIA's helper_cuda.h looks for before it offers its checks.
 #define __CUDA_RUNTIME_H__
+#include <assert.h>  // include/assert.h: assert in a kernel is CUDA's device-side assert
 #include "driver_types.h"
 #include "vector_types.h"
 #include "cuda_cpu/runtime_api.h"
@@ -88,9 +89,14 @@ T& shared_var(const void* site, const char* name = "?", int line = 0) {
 template <class T>
 T* dynamic_shared(const char* name = nullptr) { return static_cast<T*>(dynamic_shared_base(name)); }
 
+// A failed device-side assert ends its CUDA thread (faults.cpp: cuda_cpu_assert_fail), as the trap does on a GPU:
+// thrown there, caught where the kernel was called, so nothing after the assert runs.
+struct ThreadStopped {};
+
 // The rewrite passes each kernel as CUDA_CPU_KERNEL(name): a call by name, so default arguments and template
 // argument deduction work as in a launch. The arguments are evaluated once, at the launch, as on a GPU.
-#define CUDA_CPU_KERNEL(...) [&](auto&... cuda_cpu_args) { __VA_ARGS__(cuda_cpu_args...); }
+#define CUDA_CPU_KERNEL(...) [&](auto&... cuda_cpu_args) { \
+    try { __VA_ARGS__(cuda_cpu_args...); } catch (const cuda_cpu::ThreadStopped&) {} }
 template <class Call, class... Args>
 void launch(Call call, const LaunchConfig& cfg, Args&&... args) {
     std::tuple<std::decay_t<Args>...> packed(std::forward<Args>(args)...);

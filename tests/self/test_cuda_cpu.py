@@ -458,6 +458,46 @@ def test_the_far_access_kernel_runs_clean_in_bounds(far):
     assert (out[:64] == 0).all()
 
 
+ASSERTS = """\
+#include <cassert>
+__global__ void k(const float* Q, float* O, int n) {
+    __shared__ float tile[64];
+    int t = threadIdx.x;
+    tile[t] = Q[t];
+    __syncthreads();
+    assert(tile[t] == tile[t]);  // no NaN
+    O[t] = tile[63 - t];
+}
+extern "C" void causal_attention_forward(const float* Q, const float* K, const float* V, float* O,
+                                         int BH, int T, int d_k) {
+    k<<<1, 64>>>(Q, O, BH * T * d_k);
+    if (cudaDeviceSynchronize() != cudaErrorAssert) return;
+    k<<<1, 64>>>(Q, O, BH * T * d_k);  // after a failed assert, as on a GPU, no launch runs: O keeps its NaN
+}
+"""
+
+
+def test_a_failed_assert_in_a_kernel_stops_it_and_is_reported(tmp_path_factory):
+    """A device-side assert (here in a kernel with barriers, so each thread is a fiber): the grader says which
+    assert failed where, in which thread; the kernel printed CUDA's own line; threads whose assert held ran on."""
+    from grader.common.failures import StudentCodeError
+    from grader.sandbox.client import Submission
+    folder = tmp_path_factory.mktemp("asserts")
+    (folder / "asserts.cu").write_text(ASSERTS)
+    with Submission(folder, kernel_library=cuda_build.build(folder / "asserts.cu"), timeout=30) as sub:
+        x = np.arange(64, dtype=np.float32).reshape(1, 1, 64)
+        assert (sub.call("causal_attention_forward", x, x, x).reshape(-1) == x.reshape(-1)[::-1]).all()
+        x.reshape(-1)[9] = np.nan
+        with pytest.raises(StudentCodeError) as caught:
+            sub.call("causal_attention_forward", x, x, x)
+        printed = sub.output_since_call()
+    assert re.search(r"assert\(tile\[t\] == tile\[t\]\) failed at asserts.cu:7 in thread \(9,0,0\) of block "
+                     r"\(0,0,0\): the kernel stops there, as on a GPU, and every later CUDA call returns "
+                     r"cudaErrorAssert", str(caught.value)), str(caught.value)
+    assert ("asserts.cu:7: void k(const float *, float *, int): block: [0,0,0], thread: [9,0,0] Assertion "
+            "`tile[t] == tile[t]` failed.") in printed + str(caught.value)
+
+
 def test_early_return_before_a_barrier_runs_with_a_warning(diagnosed):
     x = np.arange(6 * 64, dtype=np.float32).reshape(6, 1, 64)
     out = diagnosed.call("causal_attention_forward", x, x, x).reshape(-1)
