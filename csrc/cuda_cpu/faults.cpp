@@ -103,6 +103,16 @@ void prepare_thread_for_faults() {
     (void)alt.memory;
 }
 
+void launched_from_a_kernel(int line) {
+    char message[300];
+    std::snprintf(message, sizeof message, "a kernel launched from a kernel (dynamic parallelism) is not emulated by the "
+                  "CPU runtime (your line %d, in thread (%u,%u,%u) of block (%u,%u,%u)); launch it from host code "
+                  "after the first kernel", line, here->tid.x, here->tid.y, here->tid.z, here->bid.x, here->bid.y,
+                  here->bid.z);
+    fail_launch(message);
+    throw ThreadStopped{};
+}
+
 }  // namespace cuda_cpu
 
 // For the grader (through ctypes): where to write fault reports; installs the handlers.
@@ -141,5 +151,19 @@ void cuda_cpu_assert_fail(const char* expr, const char* file, int line, const ch
                   "kernel stops there, as on a GPU, and every later CUDA call returns cudaErrorAssert", expr, file,
                   line, c->tid.x, c->tid.y, c->tid.z, c->bid.x, c->bid.y, c->bid.z);
     cuda_cpu::fail_launch(message, cudaErrorAssert);
+    throw cuda_cpu::ThreadStopped{};
+}
+
+void cuda_cpu_trap(const char* file, int line) {
+    const cuda_cpu::Coordinates* c = cuda_cpu::here;
+    if (c == nullptr) {  // host code cannot trap on a GPU either; nvcc refuses it, so this is never reached there
+        std::fprintf(stderr, "%s:%d: __trap() called in host code\n", file, line);
+        std::abort();
+    }
+    char message[300];
+    std::snprintf(message, sizeof message, "__trap() at %s:%d in thread (%u,%u,%u) of block (%u,%u,%u) stopped the "
+                  "kernel (cudaErrorLaunchFailure)", file, line, c->tid.x, c->tid.y, c->tid.z, c->bid.x, c->bid.y,
+                  c->bid.z);
+    cuda_cpu::fail_launch(message, cudaErrorLaunchFailure);
     throw cuda_cpu::ThreadStopped{};
 }

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from grader.common.layout import CACHE_ROOT, ROOT
+from grader.cuda import not_emulated
 from grader.cuda.rewrite import rewrite
 
 RUNTIME = ROOT / "csrc" / "cuda_cpu"
@@ -47,6 +48,11 @@ def _ninja():
 
 BOOST_CONTEXT = "boost/context/fiber.hpp"
 INCLUDE_DIRS = ("/usr/include", "/usr/local/include", "/opt/homebrew/include")
+
+
+class NotEmulated(BuildError):
+    """The student's file uses what the CPU runtime does not emulate (grader/cuda/not_emulated.py); str() names
+    the feature, the student's line and what to write instead."""
 
 
 class MissingToolchain(BuildError):
@@ -153,7 +159,9 @@ def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++"):
                                                           builds))
         proc = subprocess.run([_ninja(), "-C", str(out_dir)], capture_output=True, text=True)
         if proc.returncode != 0:
-            raise BuildError(_student_errors(proc.stdout + proc.stderr, tuple(texts)))
+            output = proc.stdout + proc.stderr
+            explained = not_emulated.explain(output, {n: t for n, t in files.items() if n in texts})
+            raise NotEmulated(explained) if explained else BuildError(_student_errors(output, tuple(texts)))
         os.replace(out_dir / f"{target}.tmp", out)  # only a complete build is ever found in the cache
     return out
 
