@@ -10,7 +10,7 @@ the feature's names, the student reads instead "<feature> is not emulated by the
 import re
 from dataclasses import dataclass
 
-WRITE_PLAIN = "nvcc still checks the whole file as real CUDA"
+WRITE_PLAIN = "kernels are graded on this runtime, even where nvcc accepts the file"
 
 
 @dataclass(frozen=True)
