@@ -7,6 +7,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -161,7 +162,9 @@ def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++"):
         if proc.returncode != 0:
             output = proc.stdout + proc.stderr
             explained = not_emulated.explain(output, {n: t for n, t in files.items() if n in texts})
-            raise NotEmulated(explained) if explained else BuildError(_student_errors(output, tuple(texts)))
+            if explained:
+                raise NotEmulated(explained)
+            raise BuildError(_student_errors(_quoting_students_lines(output, files), tuple(texts)))
         os.replace(out_dir / f"{target}.tmp", out)  # only a complete build is ever found in the cache
     return out
 
@@ -185,6 +188,26 @@ def build_program(folder, sources, *, files=None, include_dirs=(), defines=(), c
                                              (".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl")]
     texts = {name: (folder / name).read_text(errors="replace") for name in names}
     return _build(texts, list(sources), "program", defines=defines, include_dirs=[folder, *include_dirs], cxx=cxx)
+
+
+LOCATION = re.compile(r"^([^:\s][^:]*):(\d+):")
+QUOTE = re.compile(r"^(\s*)(\d+) \| ")
+
+
+def _quoting_students_lines(text, originals):
+    """g++ quotes each error's line from the file it compiled: the rewritten one, whose first line is the #line
+    directive, so the quote is the line above the one it names. Quote the student's own line instead."""
+    out, where = [], None
+    for line in text.splitlines():
+        location, quote = LOCATION.match(line), QUOTE.match(line)
+        if location:
+            where = location.group(1)
+        elif quote and where in originals:
+            source, number = originals[where].splitlines(), int(quote.group(2))
+            if 0 < number <= len(source):
+                line = quote.group(0) + source[number - 1]
+        out.append(line)
+    return "\n".join(out)
 
 
 def _student_errors(text, filenames):

@@ -1,6 +1,6 @@
 """What the CPU runtime does not emulate is said in the student's terms: the feature, the student's line and what
-to write instead (grader/cuda/not_emulated.py), never g++'s own words; __trap() and a launch from a kernel stop the
-launch with their line."""
+to write instead (grader/cuda/not_emulated.py), never g++'s own words; other errors keep g++'s words, quoting the
+student's own lines; __trap() and a launch from a kernel stop the launch with their line."""
 
 import re
 import subprocess
@@ -52,11 +52,14 @@ def test_a_feature_not_emulated_is_named_with_the_students_line(tmp_path, source
 
 
 def test_other_compile_errors_keep_the_compilers_words(tmp_path):
-    (tmp_path / "k.cu").write_text("__global__ void k(float* x) {\n    x[0] = undefined_name;\n}\n" + MAIN)
+    (tmp_path / "k.cu").write_text("__global__ void k(float* x) {\n    int y = 1;\n    x[0] = undefined_name;\n}\n"
+                                   + MAIN)
     with pytest.raises(cuda_build.BuildError) as failure:
         cuda_build.build_program(tmp_path, ["k.cu"])
     assert not isinstance(failure.value, cuda_build.NotEmulated)
-    assert re.search(r"k.cu:2:\d+: error: .undefined_name. was not declared", str(failure.value)), str(failure.value)
+    assert re.search(r"k.cu:3:\d+: error: .undefined_name. was not declared", str(failure.value)), str(failure.value)
+    # the line g++ quotes is the student's line 3, not the rewritten file's (one line lower: its #line directive)
+    assert "    3 |     x[0] = undefined_name;" in str(failure.value), str(failure.value)
 
 
 STOPS = """\
