@@ -11,22 +11,28 @@ CallState call;
 bool CallState::start_launch() {
     std::lock_guard<std::mutex> lock(mutex);
     if (!first_failure.empty()) {
-        last_error = cudaErrorLaunchFailure;
+        last_error = failure_code;
         return false;
     }
     launch_failed = false;
     return true;
 }
 
-void CallState::fail(const std::string& message) {
+void CallState::fail(const std::string& message, cudaError_t code) {
     std::lock_guard<std::mutex> lock(mutex);
     launch_failed = true;
-    last_error = cudaErrorLaunchFailure;
     if (first_failure.empty()) {
         first_failure = message;
+        failure_code = code;
         error_message = message;
-        message_code = cudaErrorLaunchFailure;
+        message_code = code;
     }
+    last_error = failure_code;
+}
+
+cudaError_t CallState::sticky() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return first_failure.empty() ? cudaSuccess : failure_code;
 }
 
 void CallState::set_error(cudaError_t err, const char* message) {
@@ -45,6 +51,7 @@ void CallState::warn(const char* text) {
 void CallState::begin() {
     std::lock_guard<std::mutex> lock(mutex);
     first_failure.clear();
+    failure_code = cudaSuccess;
     warnings.clear();
     warned_early_return = false;
     last_error = cudaSuccess;
@@ -52,7 +59,7 @@ void CallState::begin() {
     message_code = cudaSuccess;
 }
 
-void fail_launch(const std::string& message) { call.fail(message); }
+void fail_launch(const std::string& message, cudaError_t code) { call.fail(message, code); }
 
 void set_error(cudaError_t err, const char* message) { call.set_error(err, message); }
 
@@ -72,7 +79,7 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
 }
 // Launches run to completion when issued, so there is never work left to wait for: what remains is the error of
 // a failed launch, which (as on a GPU) every later synchronization reports.
-cudaError_t cudaDeviceSynchronize() { return cuda_cpu::call.first_failure.empty() ? cudaSuccess : cudaErrorLaunchFailure; }
+cudaError_t cudaDeviceSynchronize() { return cuda_cpu::call.sticky(); }
 
 // For the grader (through ctypes): what went wrong in the last launch, if anything.
 extern "C" const char* cuda_cpu_launch_error() { return cuda_cpu::call.first_failure.c_str(); }

@@ -45,6 +45,7 @@
 // What CUDA's own cuda_runtime.h brings (nvcc includes it first in every .cu file): the types, the vector types,
 // the runtime API. The guards are those NVIDIA's helper_cuda.h looks for before it offers its checks.
 #define __CUDA_RUNTIME_H__
+#include <assert.h>  // include/assert.h: assert in a kernel is CUDA's device-side assert
 #include "driver_types.h"
 #include "vector_types.h"
 #include "cuda_cpu/runtime_api.h"
@@ -56,9 +57,11 @@ namespace cuda_cpu {
 struct LaunchConfig {
     dim3 grid, block;
     size_t shared_bytes;
+    int line;  // the launch's line in the student's file
 };
-inline LaunchConfig config(dim3 grid, dim3 block, size_t shared_bytes = 0, cudaStream_t = nullptr) {
-    return {grid, block, shared_bytes};
+inline LaunchConfig config(dim3 grid, dim3 block, size_t shared_bytes = 0, cudaStream_t = nullptr,
+                           int line = __builtin_LINE()) {
+    return {grid, block, shared_bytes, line};
 }
 
 // The running CUDA thread's coordinates (set by the scheduler before each fiber resumes).
@@ -88,11 +91,25 @@ T& shared_var(const void* site, const char* name = "?", int line = 0) {
 template <class T>
 T* dynamic_shared(const char* name = nullptr) { return static_cast<T*>(dynamic_shared_base(name)); }
 
+// A failed device-side assert ends its CUDA thread (faults.cpp: cuda_cpu_assert_fail), as the trap does on a GPU:
+// thrown there, caught where the kernel was called, so nothing after the assert runs.
+struct ThreadStopped {};
+}  // namespace cuda_cpu
+// __trap() ends the kernel as on a GPU: the launch fails (cudaErrorLaunchFailure), said with the line (faults.cpp).
+[[noreturn]] void cuda_cpu_trap(const char* file, int line);
+#define __trap() cuda_cpu_trap(__FILE__, __LINE__)
+namespace cuda_cpu {
+
 // The rewrite passes each kernel as CUDA_CPU_KERNEL(name): a call by name, so default arguments and template
 // argument deduction work as in a launch. The arguments are evaluated once, at the launch, as on a GPU.
-#define CUDA_CPU_KERNEL(...) [&](auto&... cuda_cpu_args) { __VA_ARGS__(cuda_cpu_args...); }
+#define CUDA_CPU_KERNEL(...) [&](auto&... cuda_cpu_args) { \
+    try { __VA_ARGS__(cuda_cpu_args...); } catch (const cuda_cpu::ThreadStopped&) {} }
+// A launch from inside a kernel (dynamic parallelism) is not emulated: it fails that launch and stops the thread,
+// saying so with the line (faults.cpp).
+[[noreturn]] void launched_from_a_kernel(int line);
 template <class Call, class... Args>
 void launch(Call call, const LaunchConfig& cfg, Args&&... args) {
+    if (here != nullptr) launched_from_a_kernel(cfg.line);
     std::tuple<std::decay_t<Args>...> packed(std::forward<Args>(args)...);
     run_grid(cfg, [&packed, &call] { std::apply(call, packed); });
 }
@@ -100,6 +117,7 @@ void launch(Call call, const LaunchConfig& cfg, Args&&... args) {
 // For kernels the build found free of barriers and warp collectives: threads run one after another, no fibers.
 template <class Call, class... Args>
 void launch_never_waits(Call call, const LaunchConfig& cfg, Args&&... args) {
+    if (here != nullptr) launched_from_a_kernel(cfg.line);
     std::tuple<std::decay_t<Args>...> packed(std::forward<Args>(args)...);
     run_grid(cfg, [&packed, &call] { std::apply(call, packed); }, true);
 }
@@ -219,6 +237,12 @@ inline float __uint_as_float(unsigned i) { float x; std::memcpy(&x, &i, 4); retu
 template <class T>
 T __ldg(const T* p) { return *p; }
 
-// cudaMalloc is a macro so that the buffer can be named by its line in out-of-bounds messages (memory.cpp).
+// The allocations are macros so that a buffer can be named by its line in out-of-bounds messages (memory.cpp,
+// host_memory.cpp).
 cudaError_t cuda_cpu_malloc(void** p, size_t bytes, int line);
+cudaError_t cuda_cpu_malloc_managed(void** p, size_t bytes, int line);
+cudaError_t cuda_cpu_malloc_host(void** p, int line, size_t bytes, unsigned flags = 0);
 #define cudaMalloc(p, bytes) cuda_cpu_malloc(reinterpret_cast<void**>(p), (bytes), __LINE__)
+#define cudaMallocManaged(p, bytes, ...) cuda_cpu_malloc_managed(reinterpret_cast<void**>(p), (bytes), __LINE__)
+#define cudaMallocHost(p, ...) cuda_cpu_malloc_host(reinterpret_cast<void**>(p), __LINE__, __VA_ARGS__)
+#define cudaHostAlloc(p, ...) cuda_cpu_malloc_host(reinterpret_cast<void**>(p), __LINE__, __VA_ARGS__)

@@ -1,4 +1,5 @@
-// faults.cpp: when a kernel crashes the process, say why and where before it dies.
+// faults.cpp: when a kernel crashes the process, say why and where before it dies; and a failed assert in a
+// kernel, which stops the launch as on a GPU (cuda_cpu_assert_fail, at the end).
 //
 // The grader hands the runtime a pipe (cuda_cpu_report_faults_to). On SIGSEGV, SIGBUS or SIGFPE the handler
 // writes one message to it: what was touched (a buffer's guard page, a freed buffer, a null pointer, the end of
@@ -85,11 +86,31 @@ void on_fault(int sig, siginfo_t* info, void* context) {
     }
 }
 
+// The function as nvcc's front end writes it: "void k(const float *, int)" where g++ writes "const float*".
+void cuda_style_signature(const char* function, char* out, size_t n) {
+    size_t k = 0;
+    for (const char* c = function; *c && k + 2 < n; ++c) {
+        if ((*c == '*' || *c == '&') && c > function && c[-1] != ' ' && c[-1] != '*' && c[-1] != '&') out[k++] = ' ';
+        out[k++] = *c;
+    }
+    out[k] = '\0';
+}
+
 }  // namespace
 
 void prepare_thread_for_faults() {
     static thread_local AltStack alt;
     (void)alt.memory;
+}
+
+void launched_from_a_kernel(int line) {
+    char message[300];
+    std::snprintf(message, sizeof message, "a kernel launched from a kernel (dynamic parallelism) is not emulated by the "
+                  "CPU runtime (your line %d, in thread (%u,%u,%u) of block (%u,%u,%u)); launch it from host code "
+                  "after the first kernel", line, here->tid.x, here->tid.y, here->tid.z, here->bid.x, here->bid.y,
+                  here->bid.z);
+    fail_launch(message);
+    throw ThreadStopped{};
 }
 
 }  // namespace cuda_cpu
@@ -106,4 +127,43 @@ extern "C" void cuda_cpu_report_faults_to(int fd) {
     sigemptyset(&sa.sa_mask);
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE}) sigaction(sig, &sa, nullptr);
     cuda_cpu::prepare_thread_for_faults();
+}
+
+// A failed assert (include/assert.h). In a kernel, as on a GPU: the thread prints CUDA's line, stops (the kernel
+// call catches ThreadStopped), and the launch fails with cudaErrorAssert, which every later sync and launch
+// returns. In host code, the C library's assert.
+void cuda_cpu_assert_fail(const char* expr, const char* file, int line, const char* function) {
+    const cuda_cpu::Coordinates* c = cuda_cpu::here;
+    if (c == nullptr) {
+#ifdef __GLIBC__
+        __assert_fail(expr, file, static_cast<unsigned>(line), function);
+#else
+        std::fprintf(stderr, "%s:%d: %s: Assertion `%s' failed.\n", file, line, function, expr);
+        std::abort();
+#endif
+    }
+    char signature[300], message[700];
+    cuda_cpu::cuda_style_signature(function, signature, sizeof signature);
+    std::printf("%s:%d: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file, line, signature,
+                c->bid.x, c->bid.y, c->bid.z, c->tid.x, c->tid.y, c->tid.z, expr);
+    std::fflush(stdout);  // a GPU prints it at the next synchronization, before any later host output
+    std::snprintf(message, sizeof message, "assert(%s) failed at %s:%d in thread (%u,%u,%u) of block (%u,%u,%u): the "
+                  "kernel stops there, as on a GPU, and every later CUDA call returns cudaErrorAssert", expr, file,
+                  line, c->tid.x, c->tid.y, c->tid.z, c->bid.x, c->bid.y, c->bid.z);
+    cuda_cpu::fail_launch(message, cudaErrorAssert);
+    throw cuda_cpu::ThreadStopped{};
+}
+
+void cuda_cpu_trap(const char* file, int line) {
+    const cuda_cpu::Coordinates* c = cuda_cpu::here;
+    if (c == nullptr) {  // host code cannot trap on a GPU either; nvcc refuses it, so this is never reached there
+        std::fprintf(stderr, "%s:%d: __trap() called in host code\n", file, line);
+        std::abort();
+    }
+    char message[300];
+    std::snprintf(message, sizeof message, "__trap() at %s:%d in thread (%u,%u,%u) of block (%u,%u,%u) stopped the "
+                  "kernel (cudaErrorLaunchFailure)", file, line, c->tid.x, c->tid.y, c->tid.z, c->bid.x, c->bid.y,
+                  c->bid.z);
+    cuda_cpu::fail_launch(message, cudaErrorLaunchFailure);
+    throw cuda_cpu::ThreadStopped{};
 }

@@ -1,18 +1,21 @@
 // host_memory.cpp: page-locked ("pinned") host memory. Host and device share one memory here, so pinned memory is
-// ordinary page-aligned memory, and a mapped allocation's device pointer is the host pointer itself.
+// a guarded buffer like cudaMalloc's (memory.cpp: an access past either end faults and names it), zeroed as the
+// fresh pages a driver pins are, and a mapped allocation's device pointer is the host pointer itself.
 #include "internal.h"
 
-#include <cstdlib>
+#include <cstdio>
 
-cudaError_t cudaHostAlloc(void** p, size_t bytes, unsigned) {
+// cudaMallocHost and cudaHostAlloc are macros (cuda_cpu.h), so that the buffer can be named by its line.
+cudaError_t cuda_cpu_malloc_host(void** p, int line, size_t bytes, unsigned) {
     if (p == nullptr) return cudaErrorInvalidValue;
-    *p = std::aligned_alloc(4096, (std::max<size_t>(bytes, 1) + 4095) / 4096 * 4096);
+    char name[64];
+    std::snprintf(name, sizeof name, "the pinned host buffer from line %d", line);
+    *p = cuda_cpu::guarded_alloc(bytes, name, true);
     return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
-cudaError_t cudaMallocHost(void** p, size_t bytes) { return cudaHostAlloc(p, bytes, cudaHostAllocDefault); }
 cudaError_t cudaFreeHost(void* p) {
-    std::free(p);
-    return cudaSuccess;
+    if (p == nullptr) return cudaSuccess;
+    return cuda_cpu::guarded_free(p) ? cudaSuccess : cudaErrorInvalidValue;
 }
 cudaError_t cudaHostGetDevicePointer(void** device, void* host, unsigned) {
     if (device == nullptr || host == nullptr) return cudaErrorInvalidValue;

@@ -18,12 +18,14 @@ struct CallState {
     std::string error_message;           // what cudaGetErrorString says about message_code (errors.cpp)
     cudaError_t message_code = cudaSuccess;
     std::string first_failure;           // what the grader reports (cuda_cpu_launch_error)
+    cudaError_t failure_code = cudaSuccess;  // its CUDA error, which every later sync and launch returns
     std::atomic<bool> launch_failed{false};  // the running launch: its blocks stop early
     std::atomic<bool> warned_early_return{false};
     std::string warnings;                // one per line (cuda_cpu_warnings)
 
     bool start_launch();                 // false (and the launch fails) after an earlier failure of this call
-    void fail(const std::string& message);
+    void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
+    cudaError_t sticky();                // the failure's code, or cudaSuccess before any failure
     void set_error(cudaError_t err, const char* message);
     void warn(const char* text);
     void begin();                        // a fresh start, as a new process would have
@@ -31,11 +33,12 @@ struct CallState {
 extern CallState call;
 
 // Fail the running launch (and, as on a GPU, every later one of this call) with a message.
-void fail_launch(const std::string& message);
+void fail_launch(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
 
-// memory.cpp: guarded buffers (the grader's Q, K, V, O and every cudaMalloc) with a guard page after the end,
-// one before the start, and poisoned slack between the page and the buffer.
-void* guarded_alloc(size_t bytes, const char* name);
+// memory.cpp: guarded buffers (the grader's Q, K, V, O, every cudaMalloc, cudaMallocManaged and pinned host
+// allocation), each in its own address range: a far guard region after the end, one before the start, and
+// poisoned slack between the front guard and the buffer. zeroed: the buffer starts as zeros (else NaN).
+void* guarded_alloc(size_t bytes, const char* name, bool zeroed);
 bool guarded_free(void* p);  // the addresses stay reserved (and fault) until release_quarantine()
 void release_quarantine();    // at the start of each call
 void check_guarded_memory();  // after every launch: a changed slack byte is an out-of-bounds write

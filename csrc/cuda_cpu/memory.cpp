@@ -1,13 +1,17 @@
 // memory.cpp: device memory on the CPU, guarded so that out-of-bounds accesses are caught and named.
 //
-// Each buffer sits at the end of its own mapping, right before a PROT_NONE guard page, so the first read or write
-// past its end faults at once (the fault handler in faults.cpp names the buffer and the element). The bytes
-// between the guard page in front and the buffer's start are poisoned (0xFF: NaN as floats) and checked after
-// every launch, which catches writes just before the start. The grader's inputs Q, K, V are read-only, as their
-// `const float*` promises: writing into them faults too.
+// Each buffer has an address range of its own: a large inaccessible (PROT_NONE) guard region, the buffer's pages,
+// another guard region. The buffer sits at the end of its pages, so the first read or write past its end faults at
+// once, and so does one at any distance up to the guard's size (16 GiB: every 32-bit index, signed or not, of 4-
+// and 8-byte elements): a far access lands in that buffer's own guard, never in another buffer, and the fault
+// handler (faults.cpp) names the buffer whose range holds the address. Reserving address space costs no memory:
+// only the buffer's own pages are ever committed. The bytes between the front guard and the buffer's start are
+// poisoned (0xFF: NaN as floats) and checked after every launch, which catches writes just before the start. The
+// grader's inputs Q, K, V are read-only, as their `const float*` promises: writing into them faults too.
 #include "internal.h"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -19,10 +23,14 @@ namespace {
 
 constexpr unsigned char kPoison = 0xFF;
 constexpr int kMaxBuffers = 4096;
+constexpr size_t kFarGuard = size_t(16) << 30;       // each side: 2^31 8-byte or 2^32 4-byte elements
+constexpr size_t kAddressBudget = size_t(32) << 40;  // of the 128 TiB a process may address (x86-64, arm64)
 
 struct Buffer {
-    char* map = nullptr;  // guard page, body, guard page
+    char* map = nullptr;  // front guard, body, back guard: the buffer's own address range
     size_t map_bytes = 0;
+    char* body = nullptr;  // the accessible pages: poisoned slack, then the buffer
+    size_t body_bytes = 0;
     char* start = nullptr;
     size_t bytes = 0, padded = 0;  // padded: bytes rounded up to 16 (float4 alignment), the rest poisoned
     char name[80] = {};
@@ -31,10 +39,46 @@ struct Buffer {
 
 Buffer buffers[kMaxBuffers];
 std::mutex buffers_mutex;
+size_t reserved = 0;  // address space held by every buffer's range, live or in quarantine
 
 size_t page_size() {
     static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     return page;
+}
+
+// The guard's size: kFarGuard, unless an address-space limit (RLIMIT_AS) would count it as memory; then a small
+// share of that limit, so that reserving guards never starves the program.
+size_t far_guard() {
+    static const size_t guard = [] {
+        rlimit limit{};
+        if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return kFarGuard;
+        return std::max(page_size(), std::min(kFarGuard, limit.rlim_cur / 256 / page_size() * page_size()));
+    }();
+    return guard;
+}
+
+void unmap(Buffer& b) {
+    munmap(b.map, b.map_bytes);
+    reserved -= b.map_bytes;
+    b = Buffer{};
+}
+
+// An address range of guard + body + guard with the body accessible, or nullptr. The guard shrinks (down to one
+// page) when the budget or the system cannot give the full size.
+char* reserve(size_t body, size_t& guard) {
+    size_t page = page_size();
+    for (guard = far_guard(); guard > page && reserved + 2 * guard + body > kAddressBudget; guard /= 2) {}
+    for (;; guard /= 2) {
+        guard = std::max(page, guard / page * page);
+        void* map = mmap(nullptr, body + 2 * guard, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (map != MAP_FAILED) {
+            char* m = static_cast<char*>(map);
+            if (mprotect(m + guard, body, PROT_READ | PROT_WRITE) == 0) return m;
+            munmap(map, body + 2 * guard);
+            return nullptr;  // the body itself is more than this process may have
+        }
+        if (guard == page) return nullptr;
+    }
 }
 
 Buffer* find(const void* p) {
@@ -45,7 +89,7 @@ Buffer* find(const void* p) {
 
 }  // namespace
 
-void* guarded_alloc(size_t bytes, const char* name) {
+void* guarded_alloc(size_t bytes, const char* name, bool zeroed) {
     std::lock_guard<std::mutex> lock(buffers_mutex);
     Buffer* slot = nullptr;
     for (Buffer& b : buffers)
@@ -54,31 +98,28 @@ void* guarded_alloc(size_t bytes, const char* name) {
             if (!b.freed) break;  // prefer a never-used slot: freed ones remember use-after-free addresses
         }
     if (slot == nullptr) return nullptr;
-    if (slot->freed) munmap(slot->map, slot->map_bytes);  // out of slots: the oldest quarantine ends here
+    if (slot->freed) unmap(*slot);  // out of slots: the oldest quarantine ends here
     size_t page = page_size(), padded = (std::max<size_t>(bytes, 1) + 15) & ~size_t(15);
-    size_t body = (padded + page - 1) / page * page;
-    void* map = mmap(nullptr, body + 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (map == MAP_FAILED) return nullptr;
-    char* m = static_cast<char*>(map);
-    mprotect(m, page, PROT_NONE);
-    mprotect(m + page + body, page, PROT_NONE);
-    std::memset(m + page, kPoison, body);  // like device memory: whatever it holds is garbage (NaN here)
+    size_t body = (padded + page - 1) / page * page, guard = 0;
+    char* m = reserve(body, guard);
+    if (m == nullptr) return nullptr;
+    std::memset(m + guard, kPoison, body);  // like device memory: whatever it holds is garbage (NaN here)
     *slot = Buffer{};
-    slot->map = m, slot->map_bytes = body + 2 * page;
-    slot->start = m + page + body - padded;
+    slot->map = m, slot->map_bytes = body + 2 * guard;
+    slot->body = m + guard, slot->body_bytes = body;
+    slot->start = m + guard + body - padded;
+    if (zeroed) std::memset(slot->start, 0, bytes);
     slot->bytes = bytes, slot->padded = padded;
     std::snprintf(slot->name, sizeof slot->name, "%s", name);
     slot->live = true;
+    reserved += slot->map_bytes;
     return slot->start;
 }
 
 void release_quarantine() {
     std::lock_guard<std::mutex> lock(buffers_mutex);
     for (Buffer& b : buffers)
-        if (b.freed) {
-            munmap(b.map, b.map_bytes);
-            b = Buffer{};
-        }
+        if (b.freed) unmap(b);
 }
 
 bool guarded_free(void* p) {
@@ -87,8 +128,8 @@ bool guarded_free(void* p) {
     if (b == nullptr) return false;
     // Quarantine: the pages go back to the system, but the addresses stay reserved and inaccessible until the
     // next call, so a later access faults (named as use after cudaFree) instead of reading a new allocation.
-    madvise(b->map, b->map_bytes, MADV_DONTNEED);
-    mprotect(b->map, b->map_bytes, PROT_NONE);
+    madvise(b->body, b->body_bytes, MADV_DONTNEED);
+    mprotect(b->body, b->body_bytes, PROT_NONE);
     b->live = false;
     b->freed = true;
     return true;
@@ -98,7 +139,7 @@ void check_guarded_memory() {
     std::lock_guard<std::mutex> lock(buffers_mutex);
     for (Buffer& b : buffers) {
         if (!b.live || b.readonly) continue;
-        char* front = b.map + page_size();
+        char* front = b.body;
         for (char* q = front; q < b.start; ++q)
             if (static_cast<unsigned char>(*q) != kPoison) {
                 char buf[200];
@@ -156,13 +197,14 @@ bool describe_address(const void* addr, bool write, bool know_write, char* out, 
 }  // namespace cuda_cpu
 
 // For the grader (through ctypes): the buffers it passes to causal_attention_forward.
-extern "C" void* cuda_cpu_guarded_alloc(size_t bytes, const char* name) { return cuda_cpu::guarded_alloc(bytes, name); }
+extern "C" void* cuda_cpu_guarded_alloc(size_t bytes, const char* name) {
+    return cuda_cpu::guarded_alloc(bytes, name, false);
+}
 extern "C" void cuda_cpu_guarded_free(void* p) { cuda_cpu::guarded_free(p); }
 extern "C" void cuda_cpu_guarded_readonly(void* p) {
     std::lock_guard<std::mutex> lock(cuda_cpu::buffers_mutex);
     if (cuda_cpu::Buffer* b = cuda_cpu::find(p)) {
-        size_t page = cuda_cpu::page_size();
-        mprotect(b->map + page, b->map_bytes - 2 * page, PROT_READ);
+        mprotect(b->body, b->body_bytes, PROT_READ);
         b->readonly = true;
     }
 }
@@ -171,7 +213,16 @@ extern "C" void cuda_cpu_guarded_readonly(void* p) {
 cudaError_t cuda_cpu_malloc(void** p, size_t bytes, int line) {
     char name[64];
     std::snprintf(name, sizeof name, "the buffer from cudaMalloc on line %d", line);
-    *p = cuda_cpu::guarded_alloc(bytes, name);
+    *p = cuda_cpu::guarded_alloc(bytes, name, false);
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+// Managed memory is one memory for host and device, as all memory is here: a guarded buffer, zeroed as the fresh
+// pages a GPU's driver maps for it are.
+cudaError_t cuda_cpu_malloc_managed(void** p, size_t bytes, int line) {
+    if (p == nullptr) return cudaErrorInvalidValue;
+    char name[64];
+    std::snprintf(name, sizeof name, "the buffer from cudaMallocManaged on line %d", line);
+    *p = cuda_cpu::guarded_alloc(bytes, name, true);
     return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 cudaError_t cudaFree(void* p) {

@@ -18,7 +18,7 @@ struct cuda_cpu_event {
 
 namespace {
 // A failed launch is reported by every later synchronization, as on a GPU.
-cudaError_t sticky() { return cuda_cpu::call.first_failure.empty() ? cudaSuccess : cudaErrorLaunchFailure; }
+cudaError_t sticky() { return cuda_cpu::call.sticky(); }
 }  // namespace
 
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned flags, int) {

@@ -7,12 +7,14 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from grader.common.layout import CACHE_ROOT, ROOT
+from grader.cuda import not_emulated
 from grader.cuda.rewrite import rewrite
 
 RUNTIME = ROOT / "csrc" / "cuda_cpu"
@@ -47,6 +49,11 @@ def _ninja():
 
 BOOST_CONTEXT = "boost/context/fiber.hpp"
 INCLUDE_DIRS = ("/usr/include", "/usr/local/include", "/opt/homebrew/include")
+
+
+class NotEmulated(BuildError):
+    """The student's file uses what the CPU runtime does not emulate (grader/cuda/not_emulated.py); str() names
+    the feature, the student's line and what to write instead."""
 
 
 class MissingToolchain(BuildError):
@@ -153,7 +160,11 @@ def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++"):
                                                           builds))
         proc = subprocess.run([_ninja(), "-C", str(out_dir)], capture_output=True, text=True)
         if proc.returncode != 0:
-            raise BuildError(_student_errors(proc.stdout + proc.stderr, tuple(texts)))
+            output = proc.stdout + proc.stderr
+            explained = not_emulated.explain(output, {n: t for n, t in files.items() if n in texts})
+            if explained:
+                raise NotEmulated(explained)
+            raise BuildError(_student_errors(_quoting_students_lines(output, files), tuple(texts)))
         os.replace(out_dir / f"{target}.tmp", out)  # only a complete build is ever found in the cache
     return out
 
@@ -177,6 +188,26 @@ def build_program(folder, sources, *, files=None, include_dirs=(), defines=(), c
                                              (".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl")]
     texts = {name: (folder / name).read_text(errors="replace") for name in names}
     return _build(texts, list(sources), "program", defines=defines, include_dirs=[folder, *include_dirs], cxx=cxx)
+
+
+LOCATION = re.compile(r"^([^:\s][^:]*):(\d+):")
+QUOTE = re.compile(r"^(\s*)(\d+) \| ")
+
+
+def _quoting_students_lines(text, originals):
+    """g++ quotes each error's line from the file it compiled: the rewritten one, whose first line is the #line
+    directive, so the quote is the line above the one it names. Quote the student's own line instead."""
+    out, where = [], None
+    for line in text.splitlines():
+        location, quote = LOCATION.match(line), QUOTE.match(line)
+        if location:
+            where = location.group(1)
+        elif quote and where in originals:
+            source, number = originals[where].splitlines(), int(quote.group(2))
+            if 0 < number <= len(source):
+                line = quote.group(0) + source[number - 1]
+        out.append(line)
+    return "\n".join(out)
 
 
 def _student_errors(text, filenames):

@@ -17,11 +17,22 @@ from grader.cuda.build import CACHE, BuildError, MissingToolchain, _key, _locked
 NVCC_ARCH = "sm_90"  # a current architecture (Hopper); the check needs no GPU
 
 
+PINNED = Path(sysconfig.get_paths()["purelib"]) / "nvidia" / "cu13"  # PyPI's CUDA wheels (requirements/grading.txt)
+
+
 def checker():
     """The nvcc that checks kernels: the one pinned in requirements/grading.txt (PyPI's nvidia-cuda-nvcc, in this
     Python's site-packages), so every Linux machine that grades runs the same check; else one on PATH."""
-    pinned = Path(sysconfig.get_paths()["purelib"]) / "nvidia" / "cu13" / "bin" / "nvcc"
+    pinned = PINNED / "bin" / "nvcc"
     return str(pinned) if pinned.is_file() else shutil.which("nvcc")
+
+
+def include_flags(nvcc):
+    """What nvcc needs beyond its own include folder: PyPI's nvcc does not look in CUDA's C++ core library
+    (nvidia-cuda-cccl, pinned beside it), which cooperative_groups.h, cuda_fp16.h and cub need (nv/target,
+    cuda/std). A CUDA toolkit's nvcc finds its own copy: it gets nothing, so two versions never mix."""
+    cccl = PINNED / "include" / "cccl"
+    return [f"-I{cccl}"] if nvcc and Path(nvcc).parent == PINNED / "bin" and cccl.is_dir() else []
 
 
 def nvcc_check(source_path):
@@ -35,10 +46,11 @@ def nvcc_check(source_path):
         return None, "nvcc is not installed here, so the CUDA compile check cannot run"
     source_path = Path(source_path)
     version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
-    key = hashlib.sha256("\0".join([source_path.read_text(errors="replace"), version, NVCC_ARCH]).encode())
+    flags = include_flags(nvcc)
+    key = hashlib.sha256("\0".join([source_path.read_text(errors="replace"), version, NVCC_ARCH, *flags]).encode())
     cached = CACHE / f"nvcc-{key.hexdigest()[:20]}.txt"
     if not cached.exists():
-        proc = subprocess.run([nvcc, f"-arch={NVCC_ARCH}", "--resource-usage", "-c", str(source_path),
+        proc = subprocess.run([nvcc, f"-arch={NVCC_ARCH}", *flags, "--resource-usage", "-c", str(source_path),
                                "-o", os.devnull], capture_output=True, text=True, timeout=300)
         CACHE.mkdir(parents=True, exist_ok=True)
         cached.write_text(f"{proc.returncode}\n{proc.stdout}{proc.stderr}")
@@ -120,7 +132,7 @@ def build_gpu(source_path, *, arch="native"):
     with _locked(out_dir):
         if lib.exists():
             return lib
-        proc = subprocess.run([nvcc, "-O2", f"-arch={arch}", "-lineinfo", "-Xcompiler", "-fPIC", "-shared",
+        proc = subprocess.run([nvcc, "-O2", f"-arch={arch}", *include_flags(nvcc), "-lineinfo", "-Xcompiler", "-fPIC", "-shared",
                                str(source_path), str(GPU_HARNESS), "-o", str(out_dir / "libkernel_gpu.so.tmp")],
                               capture_output=True, text=True, timeout=600)
         if proc.returncode != 0:

@@ -6,7 +6,7 @@ describe() says "reduced: <why>" (the scorecard and results.json carry it); GRAD
 instructor commands' --require-isolation) refuses to grade instead.
 
 The fence: each worker runs in a private working directory holding only its copy of the submission, in its own session and
-process group, with a memory limit (RLIMIT_AS), a CPU-time limit (RLIMIT_CPU) and no core dumps. Run as root
+process group, with a memory limit (RLIMIT_DATA), a CPU-time limit (RLIMIT_CPU) and no core dumps. Run as root
 (CI, Gradescope's containers), it also gets an empty network namespace and drops to an unprivileged uid of its
 own, and the grader makes solutions/ and the hidden suite unreadable to it. Every process a worker starts
 inherits a random token in its environment; when grading ends, the worker's process group, its descendants and
@@ -26,7 +26,7 @@ from pathlib import Path
 from grader.common.layout import ROOT
 from grader.sandbox import uids
 
-MEMORY_LIMIT = 4 << 30  # bytes of address space per worker: the ANDREA-120M inputs need under 1.5 GiB
+MEMORY_LIMIT = 4 << 30  # bytes of memory per worker (RLIMIT_DATA): the ANDREA-120M inputs need under 1.5 GiB
 CPU_LIMIT = 900  # CPU seconds per worker (one worker grades every test of one submission)
 PROCESS_LIMIT = 64  # processes per worker, where they are counted for it alone (its own uid or user namespace)
 FILE_LIMIT = 256  # open files per worker process

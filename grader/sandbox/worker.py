@@ -217,7 +217,10 @@ def fence_in(options):
     before the student's file is even read, so nothing the student writes runs with more than this. What cannot
     be done stops the worker: the grader reports it (and checks the result from outside too)."""
     import resource
-    limits = {"--memory": resource.RLIMIT_AS, "--processes": resource.RLIMIT_NPROC, "--files": resource.RLIMIT_NOFILE}
+    # memory is RLIMIT_DATA (the private writable memory a process holds, numpy's arrays included), not RLIMIT_AS:
+    # the CUDA runtime reserves large inaccessible guard regions around each buffer (csrc/cuda_cpu/memory.cpp),
+    # address space that costs no memory
+    limits = {"--memory": resource.RLIMIT_DATA, "--processes": resource.RLIMIT_NPROC, "--files": resource.RLIMIT_NOFILE}
     for option, which in limits.items():
         if option in options:
             limit = int(options[option])

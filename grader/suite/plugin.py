@@ -200,6 +200,8 @@ class KernelUnderTest:
                                               kernel_device=self.device)
                 except cuda_build.MissingToolchain as exc:
                     self._problem = NotGradable(f"the kernel cannot be graded on this machine: {exc}")
+                except cuda_build.NotEmulated as exc:  # valid CUDA, maybe: what the CPU runtime lacks
+                    self._problem = BuildFailed(f"{KERNEL_FILE} cannot run on the CPU runtime:\n{exc}")
                 except cuda_build.BuildError as exc:
                     self._problem = BuildFailed(f"{KERNEL_FILE} does not compile:\n{exc}")
         if self._problem:

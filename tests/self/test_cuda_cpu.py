@@ -400,6 +400,104 @@ def test_bad_accesses_are_named_with_buffer_thread_and_line(diagnosed, mode, mes
     assert re.search(message, str(caught.value)), str(caught.value)
 
 
+# Far out of bounds: each buffer has a guard region of its own at either end, so a write at any distance faults in
+# the guard of the buffer it strayed from, never in (or as) a neighbour; BH picks the mode, as above.
+FAR = """\
+#include <cuda_runtime.h>
+__global__ void poke(float* p, long index) { p[index] = 1.0f; }
+extern "C" void causal_attention_forward(const float* Q, const float* K, const float* V, float* O,
+                                         int BH, int T, int d_k) {
+    float *a, *b;
+    cudaMalloc(&a, 64 * sizeof(float));
+    cudaMalloc(&b, 64 * sizeof(float));
+    float *h, *m;
+    cudaMallocHost(&h, 64 * sizeof(float));
+    cudaMallocManaged(&m, 64 * sizeof(float));
+    cudaMemset(a, 0, 64 * sizeof(float));
+    const long index[] = {0, 64 + 2048, 64 + 262144, -2048, -262144, (1L << 31) - 1, 0, 64 + 2048, -2048};
+    poke<<<1, 1>>>(BH == 3 || BH == 4 ? a : BH == 7 ? h : BH == 8 ? m : b, index[BH]);
+    cudaMemcpy(O, a, 64 * sizeof(float), cudaMemcpyDeviceToDevice);  // a, untouched unless a write strayed into it
+}
+"""
+
+FAR_DIAGNOSES = [
+    (1, r"out-of-bounds write: the buffer from cudaMalloc on line 7 has 64 floats, so its last index is 63, and this "
+        r"touched float index 2112, in thread \(0,0,0\) of block \(0,0,0\)\n  at far.cu:2"),  # 8 KiB past b
+    (2, r"out-of-bounds write: the buffer from cudaMalloc on line 7 has 64 floats, .* float index 262208,"),  # 1 MiB
+    (3, r"out-of-bounds write: 8192 bytes before the start of the buffer from cudaMalloc on line 6 \(float index -2048\)"),
+    (4, r"out-of-bounds write: 1048576 bytes before the start of the buffer from cudaMalloc on line 6 "),
+    (5, r"out-of-bounds write: the buffer from cudaMalloc on line 7 has 64 floats, .* float index 2147483647,"),  # 8 GiB
+    (7, r"out-of-bounds write: the pinned host buffer from line 9 has 64 floats, .* float index 2112,"),
+    (8, r"out-of-bounds write: 8192 bytes before the start of the buffer from cudaMallocManaged on line 10 "),
+]
+
+
+@pytest.fixture(scope="module")
+def far(tmp_path_factory):
+    from grader.sandbox.client import Submission
+    folder = tmp_path_factory.mktemp("far")
+    (folder / "far.cu").write_text(FAR)
+    with Submission(folder, kernel_library=cuda_build.build(folder / "far.cu"), timeout=30) as sub:
+        yield sub
+
+
+@pytest.mark.parametrize("mode,message", FAR_DIAGNOSES, ids=[f"mode{m}" for m, _ in FAR_DIAGNOSES])
+def test_a_far_access_faults_in_its_own_buffers_guard(far, mode, message):
+    from grader.common.failures import StudentCodeError
+    x = np.ones((mode, 1, 64), np.float32)
+    with pytest.raises(StudentCodeError) as caught:
+        far.call("causal_attention_forward", x, x, x)
+    assert re.search(message, str(caught.value)), str(caught.value)
+
+
+def test_the_far_access_kernel_runs_clean_in_bounds(far):
+    """The same kernel writing b[0] (mode 6): no fault, and a (copied to O) keeps its zeros, so each mode above
+    fails for its index alone."""
+    x = np.ones((6, 1, 64), np.float32)
+    out = far.call("causal_attention_forward", x, x, x).reshape(-1)
+    assert (out[:64] == 0).all()
+
+
+ASSERTS = """\
+#include <cassert>
+__global__ void k(const float* Q, float* O, int n) {
+    __shared__ float tile[64];
+    int t = threadIdx.x;
+    tile[t] = Q[t];
+    __syncthreads();
+    assert(tile[t] == tile[t]);  // no NaN
+    O[t] = tile[63 - t];
+}
+extern "C" void causal_attention_forward(const float* Q, const float* K, const float* V, float* O,
+                                         int BH, int T, int d_k) {
+    k<<<1, 64>>>(Q, O, BH * T * d_k);
+    if (cudaDeviceSynchronize() != cudaErrorAssert) return;
+    k<<<1, 64>>>(Q, O, BH * T * d_k);  // after a failed assert, as on a GPU, no launch runs: O keeps its NaN
+}
+"""
+
+
+def test_a_failed_assert_in_a_kernel_stops_it_and_is_reported(tmp_path_factory):
+    """A device-side assert (here in a kernel with barriers, so each thread is a fiber): the grader says which
+    assert failed where, in which thread; the kernel printed CUDA's own line; threads whose assert held ran on."""
+    from grader.common.failures import StudentCodeError
+    from grader.sandbox.client import Submission
+    folder = tmp_path_factory.mktemp("asserts")
+    (folder / "asserts.cu").write_text(ASSERTS)
+    with Submission(folder, kernel_library=cuda_build.build(folder / "asserts.cu"), timeout=30) as sub:
+        x = np.arange(64, dtype=np.float32).reshape(1, 1, 64)
+        assert (sub.call("causal_attention_forward", x, x, x).reshape(-1) == x.reshape(-1)[::-1]).all()
+        x.reshape(-1)[9] = np.nan
+        with pytest.raises(StudentCodeError) as caught:
+            sub.call("causal_attention_forward", x, x, x)
+        printed = sub.output_since_call()
+    assert re.search(r"assert\(tile\[t\] == tile\[t\]\) failed at asserts.cu:7 in thread \(9,0,0\) of block "
+                     r"\(0,0,0\): the kernel stops there, as on a GPU, and every later CUDA call returns "
+                     r"cudaErrorAssert", str(caught.value)), str(caught.value)
+    assert ("asserts.cu:7: void k(const float *, float *, int): block: [0,0,0], thread: [9,0,0] Assertion "
+            "`tile[t] == tile[t]` failed.") in printed + str(caught.value)
+
+
 def test_early_return_before_a_barrier_runs_with_a_warning(diagnosed):
     x = np.arange(6 * 64, dtype=np.float32).reshape(6, 1, 64)
     out = diagnosed.call("causal_attention_forward", x, x, x).reshape(-1)

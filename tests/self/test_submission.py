@@ -237,7 +237,7 @@ def test_worker_runs_fenced_in(make_submission):
                 net = 1
             except OSError:
                 net = 0
-            limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+            limit = resource.getrlimit(resource.RLIMIT_DATA)[0]
             return np.array([len(os.listdir(".")), os.getuid(), net, limit // 2**20], dtype=np.int64)
     """) as sub:
         files, uid, net, limit_mib = sub.call("where", np.ones(1))

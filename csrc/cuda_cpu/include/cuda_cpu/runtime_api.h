@@ -50,20 +50,11 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                          cudaMemcpyKind kind);
 cudaError_t cudaMemset(void* p, int value, size_t bytes);
-cudaError_t cudaMallocHost(void** p, size_t bytes);
-cudaError_t cudaHostAlloc(void** p, size_t bytes, unsigned flags);
+// cudaMallocHost, cudaHostAlloc and cudaMallocManaged are macros in cuda_cpu.h too, for the same reason
 cudaError_t cudaFreeHost(void* p);
 cudaError_t cudaHostGetDevicePointer(void** device, void* host, unsigned flags);
 cudaError_t cudaHostRegister(void* p, size_t bytes, unsigned flags);
 cudaError_t cudaHostUnregister(void* p);
-template <class T>
-cudaError_t cudaMallocHost(T** p, size_t bytes, unsigned flags = 0) {
-    return cudaHostAlloc(reinterpret_cast<void**>(p), bytes, flags);
-}
-template <class T>
-cudaError_t cudaHostAlloc(T** p, size_t bytes, unsigned flags) {
-    return cudaHostAlloc(reinterpret_cast<void**>(p), bytes, flags);
-}
 template <class T>
 cudaError_t cudaHostGetDevicePointer(T** device, void* host, unsigned flags) {
     return cudaHostGetDevicePointer(reinterpret_cast<void**>(device), host, flags);

@@ -1,0 +1,136 @@
+"""What the CPU runtime does not emulate, said in the student's terms when a build fails because of it.
+
+g++ meets CUDA that the runtime has no stand-in for (tensor cores, CUB, asynchronous copies, textures, inline PTX,
+CUDA's libraries) as a missing header or an unknown name, in words about g++, not CUDA. explain() reads the failed
+build: where an error line of the student's files includes a header of such a feature, or its code uses one of
+the feature's names, the student reads instead "<feature> is not emulated by the CPU runtime (your line N: ...);
+<what to write instead>". A build that fails for any other reason keeps the compiler's own errors.
+"""
+
+import re
+from dataclasses import dataclass
+
+WRITE_PLAIN = "kernels are graded on this runtime, even where nvcc accepts the file"
+
+
+@dataclass(frozen=True)
+class Feature:
+    name: str
+    headers: tuple  # include paths (a trailing "/" matches a folder) that only this feature provides
+    uses: str  # a regular expression for the names and syntax that use it in code
+    instead: str  # what to write instead, on the CPU runtime
+
+    def includes(self, header):
+        return any(header == h or (h.endswith("/") and header.startswith(h)) for h in self.headers)
+
+
+FEATURES = (
+    Feature("tensor-core matrix operations (<mma.h>, nvcuda::wmma)", ("mma.h",), r"\bnvcuda\b|\bwmma::",
+            "compute the tile products with ordinary float arithmetic on shared-memory tiles"),
+    Feature("CUB (<cub/...>)", ("cub/",), r"\bcub::",
+            "write the block reduction or scan with a __shared__ array and __syncthreads(), or with warp "
+            "shuffles (__shfl_down_sync)"),
+    Feature("Thrust (<thrust/...>)", ("thrust/",), r"\bthrust::",
+            "allocate with cudaMalloc and write the loop or a kernel yourself"),
+    Feature("asynchronous copies (cuda::pipeline, memcpy_async, __pipeline_*, cp.async)",
+            ("cuda/pipeline", "cuda/barrier", "cuda_pipeline.h", "cuda_pipeline_primitives.h", "cuda_awbarrier.h",
+             "cooperative_groups/memcpy_async.h"),
+            r"\bmemcpy_async\b|\b__pipeline_\w+|\bcuda::pipeline\b|\bcuda::barrier\b|\b__cvta_generic_to_shared\b",
+            "load tiles into __shared__ arrays with ordinary loads, then __syncthreads()"),
+    Feature("libcu++ (<cuda/std/...>, <cuda/atomic>, cuda::std)", ("cuda/",), r"\bcuda::std::|\bcuda::atomic\b",
+            "use the C++ standard library on the host and CUDA's built-ins (atomicAdd, fmaxf, ...) in kernels"),
+    Feature("textures and surfaces (cudaTextureObject_t, tex1Dfetch, tex2D, surf2Dwrite)",
+            ("cuda_texture_types.h", "texture_fetch_functions.h", "texture_indirect_functions.h",
+             "surface_functions.h"),
+            r"\bcudaTextureObject_t\b|\bcudaSurfaceObject_t\b|\btex[123]D\w*|\btex1Dfetch\b|\bsurf[123]D\w*"
+            r"|\bcudaCreateTextureObject\b|\bcudaCreateChannelDesc\b|\bcudaMallocArray\b|\bcudaArray_t\b"
+            r"|\btexture\s*<",
+            "read the data through an ordinary pointer (const float* __restrict__, or __ldg)"),
+    Feature("CUDA graphs (cudaGraph*, stream capture)", (), r"\bcudaGraph\w*|\bcudaStream(Begin|End)Capture\b",
+            "launch the kernels one after another on a stream"),
+    Feature("cooperative launches (cudaLaunchCooperativeKernel, grid-wide sync)", (),
+            r"\bcudaLaunchCooperativeKernel\w*",
+            "split the work at the grid-wide sync into two kernel launches"),
+    Feature("thread block clusters (__cluster_dims__, this_cluster, cudaLaunchKernelEx)", (),
+            r"\b__cluster_dims__\b|\bthis_cluster\b|\bcluster_group\b|\bcudaLaunchKernelEx\b",
+            "use one block per tile, sharing data through global memory between launches"),
+    Feature("FP8 types (<cuda_fp8.h>)", ("cuda_fp8.h",), r"\b__nv_fp8\w*",
+            "use float, __half or __nv_bfloat16"),
+    Feature("inline PTX assembly (asm)", (), r"\basm\b|\b__asm__\b",
+            "write it in CUDA C++: intrinsics such as __shfl_sync, __ldg and atomicAdd are emulated"),
+    Feature("cuBLAS", ("cublas_v2.h", "cublas.h", "cublasLt.h", "cublas_api.h"), r"\bcublas\w*",
+            "write the matrix product as a kernel"),
+    Feature("cuRAND", ("curand.h", "curand_kernel.h"), r"\bcurand\w*",
+            "generate the random numbers on the host and copy them with cudaMemcpy"),
+    Feature("cuDNN, cuFFT, cuSPARSE, cuSOLVER and NCCL", ("cudnn.h", "cufft.h", "cusparse.h", "cusolverDn.h",
+                                                        "nccl.h"),
+            r"\bcudnn\w*|\bcufft\w*|\bcusparse\w*|\bcusolver\w*|\bnccl\w*", "write the computation as kernels"),
+)
+
+ERROR = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<what>.*)$")
+MISSING_HEADER = re.compile(r"^(?P<header>\S+): No such file or directory")
+# a shim header's static_assert (include/cooperative_groups.h: this_grid, coalesced_threads) and where it was used
+SHIM_REFUSAL = re.compile(r"error: static assertion failed: (?P<what>.* is not emulated by the CPU runtime.*)$")
+REQUIRED_HERE = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):\d+:\s+required from here")
+ASSEMBLER = re.compile(r"Assembler messages|no such instruction|unknown mnemonic|invalid 'asm'|"
+                       r"constraint .* must specify a single register|impossible constraint in 'asm'")
+
+
+def _feature_of(what, code):
+    missing = MISSING_HEADER.match(what)
+    if missing:  # the header decides: a missing header's line may use nothing else of the feature
+        return next((f for f in FEATURES if f.includes(missing.group("header"))), None)
+    return next((f for f in FEATURES if re.search(f.uses, code)), None)
+
+
+def _code(lines, file, number):
+    text = lines[file][number - 1].strip() if 0 < number <= len(lines[file]) else ""
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _shim_refusal(compiler_output, lines):
+    """A shim header's own refusal, with the student's line that asked for it; or None."""
+    used_at = None
+    for raw in compiler_output.splitlines():
+        here = REQUIRED_HERE.match(raw.strip())
+        if here and here.group("file") in lines and used_at is None:
+            used_at = (here.group("file"), int(here.group("line")))
+        refusal = SHIM_REFUSAL.search(raw)
+        if refusal and used_at:
+            file, number = used_at
+            what, _, why = refusal.group("what").partition(" is not emulated by the CPU runtime")
+            why = why.lstrip(": ")
+            return (f"{what} is not emulated by the CPU runtime (your line {number} of {file}: "
+                    f"{_code(lines, file, number)})" + (f": {why}" if why else "") + f" ({WRITE_PLAIN})")
+    return None
+
+
+def explain(compiler_output, sources):
+    """The students' words for a failed build, or None when no error is about a feature not emulated.
+
+    compiler_output: g++'s messages; sources: {file name: the student's original text}, line for line."""
+    found = {}  # feature -> (file, line, code): its first use
+    lines = {name: text.splitlines() for name, text in sources.items()}
+    refused = _shim_refusal(compiler_output, lines)
+    if refused:
+        return refused
+    for raw in compiler_output.splitlines():
+        m = ERROR.match(raw.strip())
+        if not m or m.group("file") not in lines:
+            continue
+        number = int(m.group("line"))
+        code = _code(lines, m.group("file"), number)
+        feature = _feature_of(m.group("what"), code)
+        if feature is not None and feature not in found:
+            found[feature] = (m.group("file"), number, code)
+    if not found and ASSEMBLER.search(compiler_output):  # the assembler names no line of the student's: find it
+        asm = next(f for f in FEATURES if f.name.startswith("inline PTX"))
+        for name, text_lines in lines.items():
+            number = next((n for n, code in enumerate(text_lines, 1) if re.search(asm.uses, code)), None)
+            if number is not None:
+                found[asm] = (name, number, _code(lines, name, number))
+                break
+    if not found:
+        return None
+    return "\n".join(f"{feature.name} is not emulated by the CPU runtime (your line {number} of {file}: {code}); "
+                     f"{feature.instead} ({WRITE_PLAIN})" for feature, (file, number, code) in found.items())
