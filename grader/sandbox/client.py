@@ -189,17 +189,17 @@ class Submission:
 
     def _send(self, func, args, return_args, options=None, timeout=None):
         """Send one call request; return its deadline."""
-        if self._proc is None and self._import_problem is None:  # an import that failed once is not retried
-            self._start()
-        if self._import_problem is not None:
-            raise ImportFailed(self._import_problem)
-        if func in self._timed_out:
+        if func in self._timed_out:  # before a worker is (re)started for nothing
             raise TimedOut(f"not run: {func} already timed out in an earlier test ({self._timed_out[func]}); "
                            "an endless loop costs every test of the function, so fix that first")
         looping = sorted(f for f in self._reaches.get(func, ()) if f in self._timed_out)
         if looping:
             raise TimedOut(f"not run: {func} calls {looping[0]}, which already timed out in an earlier test "
                            f"({self._timed_out[looping[0]]}); fix {looping[0]} first")
+        if self._proc is None and self._import_problem is None:  # an import that failed once is not retried
+            self._start()
+        if self._import_problem is not None:
+            raise ImportFailed(self._import_problem)
         if func in self._forbidden:
             uses = "; ".join(f"{self.path.name}:{line} calls {name}" for line, name in self._forbidden[func])
             raise ForbiddenCall(f"{func} may not use a library version of what it teaches: {uses}. "
