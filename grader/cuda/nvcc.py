@@ -49,28 +49,32 @@ def nvcc_check(source_path):
     return True, "\n".join(resource_usage(output))
 
 
-def _kernel_name(mangled):
-    """flash_kernel from _Z12flash_kernelPKfS0_S0_Pfii, attn::flash_kernel from _ZN4attn12flash_kernelEPKf...
-    (a namespace's nested name); extern "C" names come unmangled."""
-    if not mangled.startswith("_Z"):
-        return mangled
-    rest, parts = mangled[2:], []
-    nested = rest.startswith("N")
-    rest = rest[1:] if nested else rest
-    while (m := re.match(r"\d+", rest)) and (not parts or nested):
-        size = int(m.group(0))
-        parts.append(rest[m.end():m.end() + size])
-        rest = rest[m.end() + size:]
-    return "::".join(parts) or mangled
+def demangle(names):
+    """{name: the kernel's name as the student wrote it}: attn::flash_kernel for _ZN4attn12flash_kernelEPKf...
+    (a namespace), tiled_kernel<64> for a template kernel; extern "C" names come unchanged. binutils' c++filt does
+    it (it comes with g++, which nvcc needs as its host compiler); without it, names stay as nvcc wrote them."""
+    names = list(dict.fromkeys(names))
+    filt = shutil.which("c++filt")
+    if filt is None or not names:
+        return {n: n for n in names}
+    try:  # -p: the name without its parameter list (and a template's return type)
+        proc = subprocess.run([filt, "-p"], input="\n".join(names) + "\n", capture_output=True, text=True, timeout=30)
+        shown = proc.stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        shown = []
+    if len(shown) != len(names):
+        return {n: n for n in names}
+    return dict(zip(names, shown))
 
 
 def resource_usage(ptxas_output):
     """One line per kernel from ptxas's --resource-usage report: registers, shared memory, stack, spills."""
     lines, name, frame = [], None, ""
+    shown = demangle(re.findall(r"Compiling entry function '([^']+)'", ptxas_output))
     for line in ptxas_output.splitlines():
         entry = re.search(r"Compiling entry function '([^']+)'", line)
         if entry:
-            name, frame = _kernel_name(entry.group(1)), ""
+            name, frame = shown[entry.group(1)], ""
             continue
         stack = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores", line)
         if stack:
