@@ -14,7 +14,8 @@ from grader.judge import memo
 from grader.common import records
 from grader.judge import oracle
 from grader.judge import tolerances as tol
-from grader.judge.compare import WrongAnswer, assert_close, assert_unchanged, describe_mismatch, expect_array
+from grader.judge.compare import (WrongAnswer, assert_close, assert_unchanged, describe_mismatch, expect_array,
+                                  wrong_elements)
 from grader.common.failures import Kind, StudentRaised, TimedOut
 from grader.common.records import timed
 
@@ -191,13 +192,44 @@ def check_causal_attention(student, Q, K, V, *, what, reference=None):
     return got
 
 
-def check_inputs_unchanged(student, func, named_args):
-    """Call func and require every input array to come back bit for bit as sent."""
+def _expected(func, args):
+    """The oracle's answer and bound for func on args (through memo: computed once per machine)."""
+    if func == "scale_scores":
+        return memo.get(func, args, lambda: (oracle.scale_scores(*args), tol.scale_scores_bound(*args, args[0].dtype)))
+    if func == "apply_causal_mask":
+        return memo.get(func, args, lambda: (oracle.apply_causal_mask(*args), None))
+    if func == "row_softmax":
+        return memo.get(func, args, lambda: _softmax_expectation(*args))
+    if func == "weighted_sum":
+        return memo.get(func, args, lambda: (oracle.weighted_sum(*args), tol.weighted_sum_bound(*args, args[1].dtype)))
+    raise ValueError(f"no oracle for {func}")
+
+
+def check_inputs_unchanged(student, func, named_args, *, what):
+    """Call func and require every input array to come back bit for bit as sent, and the answer to be right: a
+    function that returns zeros (or anything without reading its inputs) leaves them unchanged too, and must not
+    earn this point for it."""
     names, args = zip(*named_args)
     sent = [a.copy() for a in args]
-    _, after = _Call(student, func, *args, return_args=True).result()
+    with timed("compare"):
+        expected, bound = _expected(func, tuple(sent))
+    got, after = _Call(student, func, *args, return_args=True).result()
     for name, before, back in zip(names, sent, after):
         assert_unchanged(before, back, func=func, name=name)
+    with timed("compare"):
+        expect_array(got, func=func, shape=expected.shape, dtype=sent[-1].dtype if func == "weighted_sum" else sent[0].dtype)
+        if func == "apply_causal_mask":
+            wrong = ~np.where(oracle.future_mask(got.shape[-1]), got <= tol.MASK_LIMIT,
+                              got.view(f"u{got.itemsize}") == sent[0].view(f"u{sent[0].itemsize}"))
+        else:
+            wrong = wrong_elements(got, expected, bound, 1.0)
+        if func == "row_softmax":  # as in check_row_softmax: -inf must give exactly 0
+            wrong |= np.isneginf(sent[0]) & (got != 0)
+        if wrong.any():
+            raise WrongAnswer(describe_mismatch(
+                got, expected, wrong, what=_label(func, what, sent[0]),
+                hints=[f"{func} left its inputs unchanged, but this point is earned only with the right answer too "
+                       "(a function that never reads its inputs leaves them unchanged as well)"]))
 
 
 def check_compute_dk(student, d_model, n_head):
