@@ -57,4 +57,7 @@ def cpu_note(kernel, seconds, Q, K, V):
     if refs:
         text += (f"; on this machine the reference's tiled kernel takes {refs[2]:.2f} s and the lesson's four "
                  f"kernels {refs[1]:.2f} s (CPU times say little about GPU speed: they show work and waiting)")
+    from grader.cuda import time_limits
+    text += (f"; a run at this size may take up to {kernel.time_limit(Q).seconds:g} s here "
+             f"({time_limits.LIMIT_TIMES} x the lesson's kernel, grader/cuda/time_limits.py)")
     return "\n".join(lines + [text])

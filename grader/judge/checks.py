@@ -292,9 +292,11 @@ def check_kernel(kernel, Q, K, V, *, what, order="forward", timing=False):
 
     timing: on a GPU, time extra runs and note them beside torch's scaled_dot_product_attention."""
     runner = kernel.runner()
-    kernel.check_not_timed_out()
+    kernel.check_not_timed_out(Q)
     gpu_timed = timing and kernel.device == "gpu"
-    running = _Call(runner, "causal_attention_forward", Q, K, V, order=order, timeout=kernel.time_limit(Q),
+    limit = kernel.time_limit(Q)
+    words = limit.words(Q.shape)
+    running = _Call(runner, "causal_attention_forward", Q, K, V, order=order, limit=(limit.seconds, words),
                     **({"repeats": GPU_TIMED_RUNS} if gpu_timed else {}))
     with timed("compare"):
         expected, bound = memo.get("cuda_kernel", (Q, K, V), lambda: (
@@ -302,8 +304,8 @@ def check_kernel(kernel, Q, K, V, *, what, order="forward", timing=False):
             tol.attention_bound(Q, K, V, np.float32)))
     try:
         got, warnings = running.result(), runner.warnings
-    except TimedOut:
-        kernel.timed_out_on = what
+    except TimedOut as exc:
+        kernel.record_timeout(Q, what, str(exc).split("\nyour code printed")[0])
         raise
     if gpu_timed:
         _gpu_timing_note(runner, Q, K, V)

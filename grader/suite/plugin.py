@@ -133,9 +133,6 @@ def student(request, _workers):
     return _workers[folder]
 
 
-ANDREA_WORK = 12 * 1024 * 1024 * 64  # BH x T x T x d_k at the ANDREA-120M shape
-
-
 def kernel_source(folder):
     """The CUDA file graded with a submission folder: its own, or csrc/'s when grading exercises/."""
     folder = Path(folder)
@@ -150,21 +147,32 @@ class KernelUnderTest:
     def __init__(self, folder, timeout):
         self.source, self.timeout = kernel_source(folder), timeout
         self._runner = self._problem = None
-        self.timed_out_on = None  # the case on which a run timed out: later runs are not attempted
+        self.timed_out = None  # (work, case, words) of the smallest run that ran past its limit
+        self._andrea = None  # the lesson's kernel's time at ANDREA-120M here (time_limits.lesson_seconds_at_andrea)
         self.device = "cpu"  # where the kernel runs: "gpu" where nvcc and an NVIDIA GPU exist
         self.build_seconds = None
 
     def time_limit(self, Q):
-        """Seconds one run may take: the call timeout at the ANDREA-120M shape, less for smaller work (never
-        under 10 s), so that a kernel that never ends costs seconds, not minutes."""
-        work = Q.shape[0] * Q.shape[1] * Q.shape[1] * Q.shape[2]
-        return max(min(10.0, self.timeout), self.timeout * min(1.0, work / ANDREA_WORK))
+        """The Limit of one run on Q (grader/cuda/time_limits.py): a multiple of the lesson's kernel's time for the
+        same work on this machine, measured once per machine and kept for the whole grading."""
+        from grader.cuda import time_limits
+        if self._andrea is None:
+            self._andrea = time_limits.lesson_seconds_at_andrea()
+        return time_limits.for_shape(Q.shape, self._andrea)
 
-    def check_not_timed_out(self):
-        if self.timed_out_on is not None:
-            raise TimedOut(f"not run: the kernel already timed out on {self.timed_out_on}; a kernel that never "
-                           "ends (a loop whose condition never turns false, threads spinning on a flag) costs every "
-                           "kernel test, so fix that first")
+    def check_not_timed_out(self, Q):
+        """Refuse at once a run with at least the work of one that already ran past its limit: it would too, and a
+        kernel that never ends then costs one limit, not one per test. Smaller runs still run."""
+        from grader.cuda import time_limits
+        if self.timed_out is not None and time_limits.work(Q.shape) >= self.timed_out[0]:
+            raise TimedOut(f"not run: on {self.timed_out[1]} (less work than this test) the kernel {self.timed_out[2]}")
+
+    def record_timeout(self, Q, what, words):
+        """A run on Q (the case `what`) timed out; words: how, "timed out after N s while ...; why"."""
+        from grader.cuda import time_limits
+        work = time_limits.work(Q.shape)
+        if self.timed_out is None or work < self.timed_out[0]:
+            self.timed_out = (work, what, words)
 
     def runner(self):
         from grader.cuda import build as cuda_build, nvcc  # the kernel's build step, only when a kernel test runs
