@@ -17,11 +17,26 @@ from grader.cuda.build import CACHE, BuildError, MissingToolchain, _key, _locked
 NVCC_ARCH = "sm_90"  # a current architecture (Hopper); the check needs no GPU
 
 
+NVCC_CHOICE = "GRADER_NVCC"  # "none": grade as a machine without nvcc does (the self-test of the maximum)
+
+
+def _hidden():
+    return os.environ.get(NVCC_CHOICE) == "none"
+
+
 def checker():
     """The nvcc that checks kernels: the one pinned in requirements/grading.txt (PyPI's nvidia-cuda-nvcc, in this
-    Python's site-packages), so every Linux machine that grades runs the same check; else one on PATH."""
+    Python's site-packages), so every Linux machine that grades runs the same check; else one on PATH; None where
+    there is none, or GRADER_NVCC=none hides it."""
+    if _hidden():
+        return None
     pinned = Path(sysconfig.get_paths()["purelib"]) / "nvidia" / "cu13" / "bin" / "nvcc"
     return str(pinned) if pinned.is_file() else shutil.which("nvcc")
+
+
+def _device_nvcc():
+    """The nvcc on PATH (a CUDA toolkit's, which builds for the GPU at hand), unless GRADER_NVCC=none."""
+    return None if _hidden() else shutil.which("nvcc")
 
 
 def nvcc_check(source_path):
@@ -32,7 +47,10 @@ def nvcc_check(source_path):
     """
     nvcc = checker()
     if nvcc is None:
-        return None, "nvcc is not installed here, so the CUDA compile check cannot run"
+        if _hidden():
+            return None, f"nvcc is hidden here ({NVCC_CHOICE}=none)"
+        return None, ("nvcc is not installed here (on Linux `pip install -r requirements/grading.txt` installs "
+                      "NVIDIA's, from PyPI; elsewhere a CUDA toolkit)")
     source_path = Path(source_path)
     version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
     key = hashlib.sha256("\0".join([source_path.read_text(errors="replace"), version, NVCC_ARCH]).encode())
@@ -98,7 +116,7 @@ def gpu_present():
     choice = os.environ.get(DEVICE_CHOICE, "auto")
     if choice == "cpu":
         return False
-    smi, nvcc = shutil.which("nvidia-smi"), shutil.which("nvcc")
+    smi, nvcc = shutil.which("nvidia-smi"), _device_nvcc()
     found = False
     if smi and nvcc:
         try:
@@ -112,7 +130,7 @@ def gpu_present():
 
 def build_gpu(source_path, *, arch="native"):
     """Build source_path with nvcc, linked with csrc/cuda_gpu/run_on_device.cu, into a shared library (cached)."""
-    nvcc = shutil.which("nvcc")
+    nvcc = _device_nvcc()
     if nvcc is None:
         raise MissingToolchain("nvcc is not installed, so the kernel cannot be built for the GPU")
     source_path = Path(source_path)
