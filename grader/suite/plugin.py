@@ -142,15 +142,17 @@ def kernel_source(folder):
 
 
 class KernelUnderTest:
-    """A submission's CUDA file: built once (on the first kernel test), then run in its own worker."""
+    """A submission's CUDA file: built once for the CPU runtime (on the first kernel test), then run in its own
+    worker; every grade comes from there, on every machine. Where an NVIDIA GPU and nvcc exist, gpu() builds it for
+    the device too, for the timing report and an ungraded "on the GPU too" comparison."""
 
     def __init__(self, folder, timeout):
         self.source, self.timeout = kernel_source(folder), timeout
         self._runner = self._problem = None
         self.timed_out = None  # (work, case, words) of the smallest run that ran past its limit
         self._andrea = None  # the lesson's kernel's time at ANDREA-120M here (time_limits.lesson_seconds_at_andrea)
-        self.device = "cpu"  # where the kernel runs: "gpu" where nvcc and an NVIDIA GPU exist
         self.build_seconds = None
+        self._gpu = None  # (Submission or None, why not): the device build, once asked for
 
     def time_limit(self, Q):
         """The Limit of one run on Q (grader/cuda/time_limits.py): a multiple of the lesson's kernel's time for the
@@ -175,19 +177,16 @@ class KernelUnderTest:
             self.timed_out = (work, what, words)
 
     def runner(self):
-        from grader.cuda import build as cuda_build, nvcc  # the kernel's build step, only when a kernel test runs
+        from grader.cuda import build as cuda_build  # the kernel's build step, only when a kernel test runs
         if self._runner is None and self._problem is None:
             if not self.source.is_file():
                 self._problem = Missing(f"no {KERNEL_FILE} in {self.source.parent}: add your {KERNEL_FILE} there")
             else:
                 try:
-                    self.device = "gpu" if nvcc.gpu_present() else "cpu"
-                    build = nvcc.build_gpu if self.device == "gpu" else cuda_build.build
                     started = time.perf_counter()
-                    lib = build(self.source)
+                    lib = cuda_build.build(self.source)
                     self.build_seconds = time.perf_counter() - started
-                    self._runner = Submission(self.source.parent, timeout=self.timeout, kernel_library=lib,
-                                              kernel_device=self.device)
+                    self._runner = Submission(self.source.parent, timeout=self.timeout, kernel_library=lib)
                 except cuda_build.MissingToolchain as exc:
                     self._problem = NotGradable(f"the kernel cannot be graded on this machine: {exc}")
                 except cuda_build.BuildError as exc:
@@ -196,9 +195,25 @@ class KernelUnderTest:
             raise type(self._problem)(str(self._problem))  # a fresh exception per test: pytest keeps each one
         return self._runner
 
+    def gpu(self):
+        """(a worker running the kernel on the GPU, "") where nvcc and an NVIDIA GPU exist (GRADER_KERNEL_DEVICE),
+        else (None, why not: "" when there is simply no GPU). Never graded."""
+        from grader.cuda import build as cuda_build, nvcc
+        if self._gpu is None:
+            try:
+                self._gpu = (None, "")
+                if nvcc.gpu_present():
+                    self._gpu = (Submission(self.source.parent, timeout=self.timeout,
+                                            kernel_library=nvcc.build_gpu(self.source), kernel_device="gpu"), "")
+            except cuda_build.BuildError as exc:  # MissingToolchain too (GRADER_KERNEL_DEVICE=gpu, no GPU)
+                self._gpu = (None, str(exc))
+        return self._gpu
+
     def close(self):
         if self._runner is not None:
             self._runner.close()
+        if self._gpu is not None and self._gpu[0] is not None:
+            self._gpu[0].close()
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,8 @@
 """One grade on every machine: where nvcc is missing, test_compiles_as_cuda is a failing 0 that says why, never a
 skip, so the kernel's maximum is the same in the scorecard (make grade), results.json (Gradescope), GitHub
-Classroom's payload and the nbgrader notebook's test cell (fixed at release). GRADER_NVCC=none hides nvcc."""
+Classroom's payload and the nbgrader notebook's test cell (fixed at release). GRADER_NVCC=none hides nvcc. And the
+kernel is graded on the CPU runtime wherever it is: asking for the GPU (GRADER_KERNEL_DEVICE=gpu) where there is
+none costs no points, only a note (it made every kernel test "cannot be graded on this machine" before)."""
 
 import json
 import os
@@ -21,7 +23,7 @@ print(json.dumps({c["metadata"]["nbgrader"]["grade_id"]: c["metadata"]["nbgrader
 
 
 def test_without_nvcc_the_maximum_is_the_notebooks(tmp_path):
-    env = {**os.environ, "GRADER_NVCC": "none"}
+    env = {**os.environ, "GRADER_NVCC": "none", "GRADER_KERNEL_DEVICE": "gpu"}  # no nvcc, so no GPU either
     out = tmp_path / "results.json"
     proc = subprocess.run([sys.executable, "-m", "grader", "grade", "--submission", ROOT / "solutions", "--suite",
                            "all", "--exercise", "cuda_kernel", "--results", out, "--report-dir", tmp_path / "report"],
@@ -41,3 +43,5 @@ def test_without_nvcc_the_maximum_is_the_notebooks(tmp_path):
     assert to_classroom(results)["max_score"] == possible  # GitHub Classroom sums results.json's maxima
     card = " ".join(proc.stdout.split())
     assert f"cuda_kernel │ {earned:g} / {possible:g}" in card  # make grade's scorecard
+    assert ("on the GPU too: not run (not graded): GRADER_KERNEL_DEVICE=gpu, but this machine has no GPU that "
+            "nvidia-smi lists, or no nvcc") in card
