@@ -57,6 +57,7 @@ class Submission:
         self._find_forbidden = forbidden
         self._forbidden = {}  # function -> [(line, forbidden name)]
         self.warnings = ""  # kernel workers: the runtime's warnings from the last call
+        self.cpu_limit = None  # CPU seconds of the next worker started (None: isolation.CPU_LIMIT)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -67,7 +68,7 @@ class Submission:
         if not self.kernel and size > MAX_SOURCE_BYTES:
             raise StudentCodeError(f"{self.path.name} is {size / 1e6:.0f} MB; the grader reads files up to "
                                    f"{MAX_SOURCE_BYTES // 1000000} MB: remove the data pasted into it")
-        self._sandbox = isolation.Sandbox([self.path])  # a private folder holding only the submission's copy
+        self._sandbox = isolation.Sandbox([self.path], self.cpu_limit)  # a private folder: the submission's copy
         copy = self._sandbox.folder / self.path.name
         reply_r, reply_w = os.pipe()
         self._capture = tempfile.TemporaryFile(prefix="student-output-")
