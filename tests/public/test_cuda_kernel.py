@@ -9,7 +9,7 @@ shape category is worth its own point.
 import numpy as np
 import pytest
 
-from grader.judge import checks
+from grader.judge import kernel_checks
 from grader.judge import inputs
 from grader.cuda import kernel_report
 from grader.common import records
@@ -34,19 +34,19 @@ KERNEL_CASES = [
 @pytest.mark.parametrize("case", KERNEL_CASES)
 def test_matches_scaled_dot_product_attention(kernel, rng, case):
     Q, K, V = inputs.qkv(rng, case, F32)
-    checks.check_kernel(kernel, Q, K, V, what=case.label, timing=case.T == 1024 and case.lead == (12,))
+    kernel_checks.check_kernel(kernel, Q, K, V, what=case.label, timing=case.T == 1024 and case.lead == (12,))
 
 
 def test_large_logits_are_stable(kernel, rng):
     case = Case("T=65, 2 heads, logits up to ~1e4", (2,), 65)
     Q, K, V = inputs.qkv(rng, case, F32)
-    checks.check_kernel(kernel, Q * F32(40), K * F32(40), V, what=case.label)
+    kernel_checks.check_kernel(kernel, Q * F32(40), K * F32(40), V, what=case.label)
 
 
 def test_same_result_whatever_order_threads_run_in(kernel, rng):
     case = Case("T=97, 2 heads", (2,), 97)
     Q, K, V = inputs.qkv(rng, case, F32)
-    checks.check_kernel(kernel, Q, K, V, what=case.label, order="reverse")
+    kernel_checks.check_kernel(kernel, Q, K, V, what=case.label, order="reverse")
 
 
 def test_compiles_as_cuda(kernel):
@@ -76,14 +76,15 @@ if kernel_report.SPEED_POINTS:  # off by default: an instructor turns them on in
     def test_fast_on_a_gpu(kernel, rng):
         case = Case("ANDREA-120M speed", (12,), 1024)
         Q, K, V = inputs.qkv(rng, case, F32)
-        checks.check_kernel(kernel, Q, K, V, what=case.label)  # right first, on the CPU runtime
+        kernel_checks.check_kernel(kernel, Q, K, V, what=case.label)  # right first, on the CPU runtime
         if kernel.gpu()[0] is None:  # a failing 0, not a skip: the maximum is the same on every machine
             raise NotGradable("could not run here: speed points are awarded on a GPU only, and this machine has none")
-        ref = checks.sdpa_milliseconds(Q, K, V)
+        ref = kernel_checks.sdpa_milliseconds(Q, K, V)
         if ref is None:
             raise NotGradable("could not run here: torch here has no CUDA, so there is nothing to time the kernel "
                               "against")
-        gpu = checks.run_on_the_gpu_too(kernel, Q, K, V, *checks.kernel_expected(Q, K, V), kernel.time_limit(Q).seconds)
+        expected, bound = kernel_checks.kernel_expected(Q, K, V)
+        gpu = kernel_checks.run_on_the_gpu_too(kernel, Q, K, V, expected, bound, kernel.time_limit(Q).seconds)
         if gpu is None:
             raise NotGradable("could not run here: the kernel did not run on the GPU (its report says why)")
         ms = gpu.device_ms
