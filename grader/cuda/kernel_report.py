@@ -18,7 +18,8 @@ SPEED_TARGET = 3.0
 
 def reference_seconds(Q, K, V):
     """{version: seconds} of the reference kernels at this shape on this machine, measured once per machine and
-    runtime (cached under build/kernels/), so the report costs a student's grade nothing after the first."""
+    runtime (cached under the kernel cache, build/kernels/reference-times/), so the report costs a student's grade
+    nothing after the first, and a class's time limits all follow from one measurement."""
     from grader.cuda import build as cuda_build
     from grader.common import environment
     from grader.sandbox.client import Submission
@@ -28,17 +29,21 @@ def reference_seconds(Q, K, V):
     # the block workers too: a class graded two at a time runs kernels on one core each (grader/common/environment.py)
     workers = os.environ.get("CUDA_CPU_WORKERS") or str(environment.cores())
     key = hashlib.sha256((REFERENCE_KERNEL.read_text() + runtime + str(Q.shape) + workers).encode()).hexdigest()[:16]
-    cache = cuda_build.CACHE / f"reference-times-{key}.json"
-    if cache.exists():
-        return {int(k): v for k, v in json.loads(cache.read_text()).items()}
-    times = {}
-    for version in (1, 2):
-        lib = cuda_build.build(REFERENCE_KERNEL, defines=[f"MICROGPT_VERSION={version}"])
-        with Submission(REFERENCE_KERNEL.parent, kernel_library=lib, timeout=300) as sub:
-            sub.call("causal_attention_forward", Q, K, V)
-            times[version] = sub.kernel_seconds
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_text(json.dumps(times))
+    folder = cuda_build.CACHE / "reference-times"
+    cache = folder / f"{key}.json"
+    # measured by one grading at a time (the others of a class wait and read it): every student's kernel time limit
+    # (grader/cuda/time_limits.py) follows from the same measurement
+    with cuda_build._locked(folder):
+        if cache.exists():
+            return {int(k): v for k, v in json.loads(cache.read_text()).items()}
+        times = {}
+        for version in (1, 2):
+            lib = cuda_build.build(REFERENCE_KERNEL, defines=[f"MICROGPT_VERSION={version}"])
+            with Submission(REFERENCE_KERNEL.parent, kernel_library=lib, timeout=300) as sub:
+                sub.call("causal_attention_forward", Q, K, V)
+                times[version] = sub.kernel_seconds
+        cache.with_suffix(".tmp").write_text(json.dumps(times))
+        os.replace(cache.with_suffix(".tmp"), cache)  # only a whole measurement is ever read
     return times
 
 
@@ -57,4 +62,7 @@ def cpu_note(kernel, seconds, Q, K, V):
     if refs:
         text += (f"; on this machine the reference's tiled kernel takes {refs[2]:.2f} s and the lesson's four "
                  f"kernels {refs[1]:.2f} s (CPU times say little about GPU speed: they show work and waiting)")
+    from grader.cuda import time_limits
+    text += (f"; a run at this size may take up to {kernel.time_limit(Q).seconds:g} s here "
+             f"({time_limits.LIMIT_TIMES} x the lesson's kernel, grader/cuda/time_limits.py)")
     return "\n".join(lines + [text])

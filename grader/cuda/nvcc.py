@@ -20,9 +20,19 @@ NVCC_ARCH = "sm_90"  # a current architecture (Hopper); the check needs no GPU
 PINNED = Path(sysconfig.get_paths()["purelib"]) / "nvidia" / "cu13"  # PyPI's CUDA wheels (requirements/grading.txt)
 
 
+NVCC_CHOICE = "GRADER_NVCC"  # "none": grade as a machine without nvcc does (the self-test of the maximum)
+
+
+def _hidden():
+    return os.environ.get(NVCC_CHOICE) == "none"
+
+
 def checker():
     """The nvcc that checks kernels: the one pinned in requirements/grading.txt (PyPI's nvidia-cuda-nvcc, in this
-    Python's site-packages), so every Linux machine that grades runs the same check; else one on PATH."""
+    Python's site-packages), so every Linux machine that grades runs the same check; else one on PATH; None where
+    there is none, or GRADER_NVCC=none hides it."""
+    if _hidden():
+        return None
     pinned = PINNED / "bin" / "nvcc"
     return str(pinned) if pinned.is_file() else shutil.which("nvcc")
 
@@ -35,6 +45,11 @@ def include_flags(nvcc):
     return [f"-I{cccl}"] if nvcc and Path(nvcc).parent == PINNED / "bin" and cccl.is_dir() else []
 
 
+def _device_nvcc():
+    """The nvcc on PATH (a CUDA toolkit's, which builds for the GPU at hand), unless GRADER_NVCC=none."""
+    return None if _hidden() else shutil.which("nvcc")
+
+
 def nvcc_check(source_path):
     """Compile source_path with nvcc for NVCC_ARCH, cached by the source and nvcc's version.
 
@@ -43,7 +58,10 @@ def nvcc_check(source_path):
     """
     nvcc = checker()
     if nvcc is None:
-        return None, "nvcc is not installed here, so the CUDA compile check cannot run"
+        if _hidden():
+            return None, f"nvcc is hidden here ({NVCC_CHOICE}=none)"
+        return None, ("nvcc is not installed here (on Linux `pip install -r requirements/grading.txt` installs "
+                      "NVIDIA's, from PyPI; elsewhere a CUDA toolkit)")
     source_path = Path(source_path)
     version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
     flags = include_flags(nvcc)
@@ -61,28 +79,32 @@ def nvcc_check(source_path):
     return True, "\n".join(resource_usage(output))
 
 
-def _kernel_name(mangled):
-    """flash_kernel from _Z12flash_kernelPKfS0_S0_Pfii, attn::flash_kernel from _ZN4attn12flash_kernelEPKf...
-    (a namespace's nested name); extern "C" names come unmangled."""
-    if not mangled.startswith("_Z"):
-        return mangled
-    rest, parts = mangled[2:], []
-    nested = rest.startswith("N")
-    rest = rest[1:] if nested else rest
-    while (m := re.match(r"\d+", rest)) and (not parts or nested):
-        size = int(m.group(0))
-        parts.append(rest[m.end():m.end() + size])
-        rest = rest[m.end() + size:]
-    return "::".join(parts) or mangled
+def demangle(names):
+    """{name: the kernel's name as the student wrote it}: attn::flash_kernel for _ZN4attn12flash_kernelEPKf...
+    (a namespace), tiled_kernel<64> for a template kernel; extern "C" names come unchanged. binutils' c++filt does
+    it (it comes with g++, which nvcc needs as its host compiler); without it, names stay as nvcc wrote them."""
+    names = list(dict.fromkeys(names))
+    filt = shutil.which("c++filt")
+    if filt is None or not names:
+        return {n: n for n in names}
+    try:  # -p: the name without its parameter list (and a template's return type)
+        proc = subprocess.run([filt, "-p"], input="\n".join(names) + "\n", capture_output=True, text=True, timeout=30)
+        shown = proc.stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        shown = []
+    if len(shown) != len(names):
+        return {n: n for n in names}
+    return dict(zip(names, shown))
 
 
 def resource_usage(ptxas_output):
     """One line per kernel from ptxas's --resource-usage report: registers, shared memory, stack, spills."""
     lines, name, frame = [], None, ""
+    shown = demangle(re.findall(r"Compiling entry function '([^']+)'", ptxas_output))
     for line in ptxas_output.splitlines():
         entry = re.search(r"Compiling entry function '([^']+)'", line)
         if entry:
-            name, frame = _kernel_name(entry.group(1)), ""
+            name, frame = shown[entry.group(1)], ""
             continue
         stack = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores", line)
         if stack:
@@ -106,7 +128,7 @@ def gpu_present():
     choice = os.environ.get(DEVICE_CHOICE, "auto")
     if choice == "cpu":
         return False
-    smi, nvcc = shutil.which("nvidia-smi"), shutil.which("nvcc")
+    smi, nvcc = shutil.which("nvidia-smi"), _device_nvcc()
     found = False
     if smi and nvcc:
         try:
@@ -120,7 +142,7 @@ def gpu_present():
 
 def build_gpu(source_path, *, arch="native"):
     """Build source_path with nvcc, linked with csrc/cuda_gpu/run_on_device.cu, into a shared library (cached)."""
-    nvcc = shutil.which("nvcc")
+    nvcc = _device_nvcc()
     if nvcc is None:
         raise MissingToolchain("nvcc is not installed, so the kernel cannot be built for the GPU")
     source_path = Path(source_path)

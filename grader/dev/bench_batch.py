@@ -57,7 +57,7 @@ def kernels_of_their_own(folder, run):
 def forget_new_builds(before):
     """Remove the kernel builds and nvcc checks the runs added (the runtime's objects and reference times stay)."""
     for entry in cuda_build.CACHE.iterdir():
-        if entry.name not in before and not entry.name.startswith(("runtime-", "reference-times-")):
+        if entry.name not in before and not entry.name.startswith(("runtime-", "reference-times")):
             shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
 
 

@@ -7,6 +7,10 @@ the scorecard must show. Its functions replace the reference's functions of the 
 name; build() writes the result to build/controls/NAME/attention.py, a real
 submission folder that `make grade SUBMISSION=...` can grade too.
 
+solutions/right/ holds positive controls, declared the same way with SCORES = {}: correct
+submissions unlike the reference (KERNEL names a whole kernel file beside the declaration,
+a barrier-heavy one, say) that must get full marks on any machine.
+
     python -m grader controls [NAME ...]   grade them all and print expected vs got
 """
 
@@ -26,6 +30,7 @@ from grader.common.layout import (EXERCISES, KERNEL_EXERCISE, KERNEL_FILE, REFER
                                   SUBMISSION_FILE, suite_paths)
 
 WRONG = ROOT / "solutions" / "wrong"
+RIGHT = ROOT / "solutions" / "right"  # positive controls: correct in another way than the reference, full marks
 ADVERSARIAL = ROOT / "solutions" / "adversarial"  # the corpus that attacks the grader (issue: isolation)
 CORPUS_SUITE = "public"
 CORPUS_TIMEOUT = 10.0
@@ -41,6 +46,7 @@ class Control:
     source: str
     kernel_edits: tuple = ()  # (old, new) text replacements applied to the reference kernel
     prelude: str = ""  # module-level code run at import (the adversarial corpus)
+    kernel: str = ""  # a whole kernel file's text, instead of the reference's (KERNEL = "file.cu" beside it)
 
     @classmethod
     def load(cls, path):
@@ -50,8 +56,9 @@ class Control:
         for node in tree.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 consts[node.targets[0].id] = ast.literal_eval(node.value)
+        kernel = (path.parent / consts["KERNEL"]).read_text() if "KERNEL" in consts else ""
         return cls(path.stem, (ast.get_docstring(tree) or "").splitlines()[0], consts["SCORES"], consts["HINT"], source,
-                   tuple(consts.get("KERNEL_EDITS", ())), consts.get("PRELUDE", ""))
+                   tuple(consts.get("KERNEL_EDITS", ())), consts.get("PRELUDE", ""), kernel)
 
 
 # The two controls that are not mutants: the reference must get full marks, the generated stubs nothing.
@@ -61,7 +68,13 @@ STUB_CONTROL = Control("stubs", "exercises/: the generated stubs", {ex: 0 for ex
 
 
 def all_controls():
-    return [REFERENCE_CONTROL, STUB_CONTROL] + [Control.load(p) for p in sorted(WRONG.glob("*.py"))]
+    return ([REFERENCE_CONTROL, STUB_CONTROL] + [Control.load(p) for p in sorted(RIGHT.glob("*.py"))]
+            + [Control.load(p) for p in sorted(WRONG.glob("*.py"))])
+
+
+def positive_controls():
+    """The names of the controls that must get full marks: the reference and solutions/right/."""
+    return [REFERENCE_CONTROL.name] + [p.stem for p in sorted(RIGHT.glob("*.py"))]
 
 
 def corpus_controls():
@@ -102,7 +115,7 @@ def build(control):
     folder = BUILD / control.name
     folder.mkdir(parents=True, exist_ok=True)
     (folder / SUBMISSION_FILE).write_text(mutate(REFERENCE.read_text(), control.source, control.prelude))
-    (folder / KERNEL_FILE).write_text(edit_kernel(REFERENCE_KERNEL.read_text(), control.kernel_edits))
+    (folder / KERNEL_FILE).write_text(edit_kernel(control.kernel or REFERENCE_KERNEL.read_text(), control.kernel_edits))
     return folder
 
 

@@ -14,8 +14,9 @@ from grader.judge import memo
 from grader.common import records
 from grader.judge import oracle
 from grader.judge import tolerances as tol
-from grader.judge.compare import WrongAnswer, assert_close, assert_unchanged, describe_mismatch, expect_array
-from grader.common.failures import Kind, StudentRaised, TimedOut
+from grader.judge.compare import (WrongAnswer, assert_close, assert_unchanged, describe_mismatch, expect_array,
+                                  wrong_elements)
+from grader.common.failures import Kind, StudentRaised
 from grader.common.records import timed
 
 
@@ -198,13 +199,44 @@ def check_causal_attention(student, Q, K, V, *, what, reference=None):
     return got
 
 
-def check_inputs_unchanged(student, func, named_args):
-    """Call func and require every input array to come back bit for bit as sent."""
+def _expected(func, args):
+    """The oracle's answer and bound for func on args (through memo: computed once per machine)."""
+    if func == "scale_scores":
+        return memo.get(func, args, lambda: (oracle.scale_scores(*args), tol.scale_scores_bound(*args, args[0].dtype)))
+    if func == "apply_causal_mask":
+        return memo.get(func, args, lambda: (oracle.apply_causal_mask(*args), None))
+    if func == "row_softmax":
+        return memo.get(func, args, lambda: _softmax_expectation(*args))
+    if func == "weighted_sum":
+        return memo.get(func, args, lambda: (oracle.weighted_sum(*args), tol.weighted_sum_bound(*args, args[1].dtype)))
+    raise ValueError(f"no oracle for {func}")
+
+
+def check_inputs_unchanged(student, func, named_args, *, what):
+    """Call func and require every input array to come back bit for bit as sent, and the answer to be right: a
+    function that returns zeros (or anything without reading its inputs) leaves them unchanged too, and must not
+    earn this point for it."""
     names, args = zip(*named_args)
     sent = [a.copy() for a in args]
-    _, after = _Call(student, func, *args, return_args=True).result()
+    with timed("compare"):
+        expected, bound = _expected(func, tuple(sent))
+    got, after = _Call(student, func, *args, return_args=True).result()
     for name, before, back in zip(names, sent, after):
         assert_unchanged(before, back, func=func, name=name)
+    with timed("compare"):
+        expect_array(got, func=func, shape=expected.shape, dtype=sent[-1].dtype if func == "weighted_sum" else sent[0].dtype)
+        if func == "apply_causal_mask":
+            wrong = ~np.where(oracle.future_mask(got.shape[-1]), got <= tol.MASK_LIMIT,
+                              got.view(f"u{got.itemsize}") == sent[0].view(f"u{sent[0].itemsize}"))
+        else:
+            wrong = wrong_elements(got, expected, bound, 1.0)
+        if func == "row_softmax":  # as in check_row_softmax: -inf must give exactly 0
+            wrong |= np.isneginf(sent[0]) & (got != 0)
+        if wrong.any():
+            raise WrongAnswer(describe_mismatch(
+                got, expected, wrong, what=_label(func, what, sent[0]),
+                hints=[f"{func} left its inputs unchanged, but this point is earned only with the right answer too "
+                       "(a function that never reads its inputs leaves them unchanged as well)"]))
 
 
 def check_compute_dk(student, d_model, n_head):
@@ -224,73 +256,3 @@ def check_compute_dk_rejects(student, d_model, n_head, why):
         raise WrongAnswer(f"compute_dk({d_model!r}, {n_head!r}) raised {exc.type_name}; "
                           f"expected ValueError because {why}\n{exc}") from None
     raise WrongAnswer(f"compute_dk({d_model!r}, {n_head!r}) returned {got!r}; expected a ValueError because {why}")
-
-
-GPU_TIMED_RUNS = 10
-
-
-def sdpa_milliseconds(Q, K, V):
-    """torch's fused causal attention on the GPU at this shape (None without a CUDA torch)."""
-    import torch
-    if not torch.cuda.is_available():
-        return None
-    q, k, v = (torch.from_numpy(a).cuda() for a in (Q, K, V))
-    sdpa = torch.nn.functional.scaled_dot_product_attention
-    sdpa(q, k, v, is_causal=True)
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(GPU_TIMED_RUNS):
-        sdpa(q, k, v, is_causal=True)
-    stop.record()
-    torch.cuda.synchronize()
-    return start.elapsed_time(stop) / GPU_TIMED_RUNS
-
-
-def _gpu_timing_note(runner, Q, K, V):
-    """On a GPU: the kernel's time, its bandwidth (Q, K, V read once, O written once) and torch's SDPA beside it."""
-    ms = runner.device_ms
-    if ms <= 0:
-        return
-    gbs = 4 * Q.nbytes / (ms * 1e-3) / 1e9
-    text = (f"kernel report: ran on the GPU; at {'x'.join(map(str, Q.shape))} your kernel takes {ms:.3f} ms "
-            f"({gbs:.0f} GB/s)")
-    ref = sdpa_milliseconds(Q, K, V)
-    if ref is not None:
-        text += f"; torch scaled_dot_product_attention {ref:.3f} ms (yours takes {ms / ref:.1f}x as long)"
-    else:
-        text += "; torch here has no CUDA, so scaled_dot_product_attention was not timed beside it"
-    records.add_note("cuda_kernel", text)
-
-
-def check_kernel(kernel, Q, K, V, *, what, order="forward", timing=False):
-    """The student's CUDA kernel (run on this machine) against torch's fused attention in float64.
-
-    timing: on a GPU, time extra runs and note them beside torch's scaled_dot_product_attention."""
-    runner = kernel.runner()
-    kernel.check_not_timed_out()
-    gpu_timed = timing and kernel.device == "gpu"
-    running = _Call(runner, "causal_attention_forward", Q, K, V, order=order, timeout=kernel.time_limit(Q),
-                    **({"repeats": GPU_TIMED_RUNS} if gpu_timed else {}))
-    with timed("compare"):
-        expected, bound = memo.get("cuda_kernel", (Q, K, V), lambda: (
-            oracle.causal_attention(Q, K, V),
-            tol.attention_bound(Q, K, V, np.float32)))
-    try:
-        got, warnings = running.result(), runner.warnings
-    except TimedOut:
-        kernel.timed_out_on = what
-        raise
-    if gpu_timed:
-        _gpu_timing_note(runner, Q, K, V)
-    elif timing and got is not None:
-        from grader.cuda import kernel_report
-        records.add_note("cuda_kernel", kernel_report.cpu_note(kernel, runner.kernel_seconds, Q, K, V))
-    if warnings:
-        records.add_note("cuda_kernel", warnings)
-    with timed("compare"):
-        expect_array(got, func="causal_attention_forward", shape=V.shape, dtype=np.float32)
-        label = f"causal_attention_forward on {what}" + (f", threads run in {order} order" if order != "forward" else "")
-        # the picture reads the weights back through V = identity: it needs d_k >= T
-        with _pictured("cuda_kernel", "causal_attention_forward", Q, K, drawable=Q.shape[-1] >= PICTURE_T):
-            assert_close(got, expected, bound, what=label, hints=lambda: hints.kernel(got, expected, Q, K, V, order))
-    return got

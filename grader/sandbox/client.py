@@ -48,16 +48,14 @@ class Submission:
         self.timeout = timeout
         self._call_timeout = timeout  # the limit of the call in flight (call() sets it)
         self._call_why = None  # where that limit comes from, in words, when it is not the default
-        self._proc = None
+        self._proc = self._capture = self._import_problem = self._sandbox = None
         self._requests = self._replies = None  # pipe fds, set while a worker runs
-        self._capture = None
-        self._import_problem = None
         self._faults = None  # kernel workers: the runtime's crash reports
-        self._sandbox = None
         self._timed_out = {}  # function -> why: a function that timed out once is not run again
         self._read_source = read_source
         self._forbidden, self._reaches = {}, {}  # function -> [(line, forbidden name)], functions it calls
         self.warnings = ""  # kernel workers: the runtime's warnings from the last call
+        self.cpu_limit = None  # CPU seconds of the next worker started (None: isolation.CPU_LIMIT)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -68,7 +66,7 @@ class Submission:
         if not self.kernel and size > MAX_SOURCE_BYTES:
             raise StudentCodeError(f"{self.path.name} is {size / 1e6:.0f} MB; the grader reads files up to "
                                    f"{MAX_SOURCE_BYTES // 1000000} MB: remove the data pasted into it")
-        self._sandbox = isolation.Sandbox([self.path])  # a private folder holding only the submission's copy
+        self._sandbox = isolation.Sandbox([self.path], self.cpu_limit)  # a private folder: the submission's copy
         copy = self._sandbox.folder / self.path.name
         reply_r, reply_w = os.pipe()
         self._capture = tempfile.TemporaryFile(prefix="student-output-")
@@ -232,7 +230,7 @@ class Submission:
             return wire.read_deadline(self._replies, deadline, MAX_REPLY_BYTES)
         except wire.WireTimeout:
             limit = limit or self._call_timeout
-            if func is not None:
+            if func is not None and not self.kernel:  # a kernel's judge decides: a smaller run may still finish
                 self._timed_out[func] = f"after {limit:g} s"
             why = f"; {self._call_why}" if func is not None and self._call_why else ""
             raise self._fail(f"timed out after {limit:g} s while {doing}{why}", TimedOut) from None

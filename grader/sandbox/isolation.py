@@ -150,7 +150,8 @@ DROP_PROBLEM = ("the grader runs as root, but this Python ({}) is not readable b
 class Sandbox:
     """A worker's private folder and identity, and how it is started (in a box, or fenced)."""
 
-    def __init__(self, files):
+    def __init__(self, files, cpu_limit=None):
+        self.cpu_limit = cpu_limit or CPU_LIMIT  # a kernel worker's covers its longest run (grader/judge/checks.py)
         self.token = secrets.token_hex(16)
         self.folder = Path(tempfile.mkdtemp(prefix="grader-worker-"))
         self.mode = mode()
@@ -171,7 +172,7 @@ class Sandbox:
         """The worker's own limits (worker.py sets them before reading the student's file)."""
         if not ENABLED:
             return []
-        args = ["--memory", str(MEMORY_LIMIT), "--cpu", str(CPU_LIMIT), "--files", str(FILE_LIMIT)]
+        args = ["--memory", str(MEMORY_LIMIT), "--cpu", str(self.cpu_limit), "--files", str(FILE_LIMIT)]
         if self.mode == "bwrap" or self.uid is not None:  # counted for this worker alone: a fork bomb stops here
             args += ["--processes", str(PROCESS_LIMIT)]
         if self.mode == "fence" and self.uid is not None:  # in a box, bwrap already runs it as self.uid

@@ -94,7 +94,8 @@ def cuda_and_sandbox_tools():
     box = f"{shutil.which(bubblewrap.BWRAP)}: each worker gets a box" if why_not is None else \
         f"{why_not}: workers are fenced in without it (isolation: reduced)"
     return [Need("nvcc", nvcc is not None, sys.platform == "linux",  # pinned there (requirements/grading.txt)
-                 nvcc or "not found: the check that the kernel compiles as real CUDA is skipped",
+                 nvcc or "not found: the check that the kernel compiles as real CUDA cannot run here and scores 0 "
+                         "(its point stays in the maximum)",
                  f"{sys.executable} -m pip install -r requirements.txt"),
             Need("bubblewrap", why_not is None, False, box, "apt-get install bubblewrap")]
 

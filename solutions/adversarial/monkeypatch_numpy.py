@@ -1,6 +1,6 @@
 """Patches numpy's comparisons at import (allclose, testing) and returns zeros from weighted_sum."""
 
-SCORES = {"weighted_sum": 1, "causal_attention": 0}  # weighted_sum: the inputs-unchanged test
+SCORES = {"weighted_sum": 0, "causal_attention": 0}  # zeros: inputs unchanged, but the answer is wrong
 HINT = "weighted_sum on"
 PRELUDE = '''
 import numpy.testing

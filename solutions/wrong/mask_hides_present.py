@@ -1,7 +1,8 @@
 """apply_causal_mask also masks the diagonal (j >= i): no position may attend to itself."""
 
-# keeps only the input-unchanged test; T = 1 masks its only entry, rows of -inf break causal_attention
-SCORES = {"apply_causal_mask": 1, "causal_attention": 0}
+# nothing kept: T = 1 masks its only entry, and the input-unchanged test needs the right answer too; rows of -inf
+# break causal_attention
+SCORES = {"apply_causal_mask": 0, "causal_attention": 0}
 HINT = "the mask hides the present"
 
 

@@ -1,7 +1,7 @@
 """apply_causal_mask is off by one: it masks j > i + 1, so each position sees the next one."""
 
-# keeps T = 1 (no future to leak) and the input-unchanged test
-SCORES = {"apply_causal_mask": 2, "causal_attention": 0}
+# keeps T = 1 (no future to leak); the input-unchanged test needs the right answer too
+SCORES = {"apply_causal_mask": 1, "causal_attention": 0}
 HINT = "the mask leaks the future"
 
 

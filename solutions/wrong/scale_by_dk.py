@@ -1,7 +1,7 @@
 """scale_scores divides by d_k instead of sqrt(d_k)."""
 
-# keeps only the input-unchanged test
-SCORES = {"scale_scores": 1, "causal_attention": 0}
+# keeps nothing: the input-unchanged test needs the right answer too
+SCORES = {"scale_scores": 0, "causal_attention": 0}
 HINT = "divided by d_k instead of sqrt(d_k)"
 
 

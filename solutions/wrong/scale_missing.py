@@ -1,7 +1,7 @@
 """scale_scores forgets to divide by sqrt(d_k): scores 8 times too large."""
 
-# keeps only the input-unchanged test
-SCORES = {"scale_scores": 1, "causal_attention": 0}
+# keeps nothing: the input-unchanged test needs the right answer too
+SCORES = {"scale_scores": 0, "causal_attention": 0}
 HINT = "missing scale"
 
 

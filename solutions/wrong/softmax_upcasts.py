@@ -1,7 +1,7 @@
 """row_softmax computes in float64 and returns float64 for float32 input."""
 
-# loses every float32 test: row_softmax 4 + 1 public, 2 hidden; causal_attention 1 public (andrea float32), 2 hidden (batch of 2, float32)
-SCORES = {"row_softmax": 9, "causal_attention": 3}
+# loses every float32 test: row_softmax 4 + 1 public, the input-unchanged test (float32), 2 hidden; causal_attention 1 public (andrea float32), 2 hidden (batch of 2, float32)
+SCORES = {"row_softmax": 8, "causal_attention": 3}
 HINT = "the output dtype must equal the input dtype"
 
 

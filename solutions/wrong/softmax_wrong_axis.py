@@ -1,7 +1,7 @@
 """row_softmax normalises over axis -2: the columns sum to 1 instead of the rows."""
 
-# keeps T = 1 and the input-unchanged test
-SCORES = {"row_softmax": 2, "causal_attention": 0}
+# keeps T = 1; the input-unchanged test needs the right answer too
+SCORES = {"row_softmax": 1, "causal_attention": 0}
 HINT = "softmax over the wrong axis"
 
 

@@ -1,7 +1,7 @@
 """weighted_sum computes A^T V: each output mixes a column of A instead of a row."""
 
-# keeps T = 1 and the input-unchanged test
-SCORES = {"weighted_sum": 2, "causal_attention": 0}
+# keeps T = 1; the input-unchanged test needs the right answer too
+SCORES = {"weighted_sum": 1, "causal_attention": 0}
 HINT = "your result is A^T V"
 
 

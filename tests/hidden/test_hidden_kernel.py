@@ -4,7 +4,7 @@ shapes the public suite does not use, and narrower heads (d_k is a parameter, no
 import numpy as np
 import pytest
 
-from grader.judge import checks
+from grader.judge import kernel_checks
 from grader.judge import inputs
 from grader.judge.inputs import Case
 
@@ -22,4 +22,4 @@ HIDDEN_KERNEL_CASES = [
 @pytest.mark.parametrize("case,order", HIDDEN_KERNEL_CASES)
 def test_hidden_kernel(kernel, rng, case, order):
     Q, K, V = inputs.qkv(rng, case, F32)
-    checks.check_kernel(kernel, Q, K, V, what=case.label, order=order)
+    kernel_checks.check_kernel(kernel, Q, K, V, what=case.label, order=order)

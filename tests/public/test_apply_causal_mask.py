@@ -23,4 +23,5 @@ def test_large_scores_kept_exactly(student, rng, case, dtype):
 
 def test_does_not_modify_inputs(student, rng):
     scores = inputs.scores(rng, CASES["T17"], F32)
-    checks.check_inputs_unchanged(student, "apply_causal_mask", [("scores", scores)])
+    checks.check_inputs_unchanged(student, "apply_causal_mask", [("scores", scores)],
+                                  what=CASES["T17"].label)

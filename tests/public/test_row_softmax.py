@@ -29,4 +29,5 @@ def test_large_logits_are_stable(student, rng, case, dtype):
 
 def test_does_not_modify_inputs(student, rng):
     scores = inputs.masked_scores(rng, CASES["T17"], F32)
-    checks.check_inputs_unchanged(student, "row_softmax", [("scores", scores)])
+    checks.check_inputs_unchanged(student, "row_softmax", [("scores", scores)],
+                                  what=CASES["T17"].label + ", causally masked")

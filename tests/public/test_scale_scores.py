@@ -18,4 +18,5 @@ def test_matches_oracle(student, rng, case, dtype):
 
 def test_does_not_modify_inputs(student, rng):
     Q, K, _ = inputs.qkv(rng, CASES["T17"], F32)
-    checks.check_inputs_unchanged(student, "scale_scores", [("Q", Q), ("K", K)])
+    checks.check_inputs_unchanged(student, "scale_scores", [("Q", Q), ("K", K)],
+                                  what=CASES["T17"].label)

@@ -20,4 +20,5 @@ def test_matches_oracle(student, rng, case, dtype):
 def test_does_not_modify_inputs(student, rng):
     case = CASES["T17"]
     A, (_, _, V) = inputs.weights(rng, case, F32), inputs.qkv(rng, case, F32)
-    checks.check_inputs_unchanged(student, "weighted_sum", [("A", A), ("V", V)])
+    checks.check_inputs_unchanged(student, "weighted_sum", [("A", A), ("V", V)],
+                                  what=case.label)

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from grader.dev.controls import WRONG, all_controls
+from grader.dev.controls import RIGHT, WRONG, all_controls, positive_controls
 from helpers import run_grader
 
 CONTROLS = [c.name for c in all_controls()]
@@ -21,10 +21,10 @@ def graded(tmp_path_factory):
 
 def test_every_control_file_is_graded(graded):
     summary, _ = graded
-    assert set(summary) == {"reference", "stubs"} | {p.stem for p in WRONG.glob("*.py")}
+    assert set(summary) == {"reference", "stubs"} | {p.stem for p in (*WRONG.glob("*.py"), *RIGHT.glob("*.py"))}
 
 
-@pytest.mark.parametrize("name", [c for c in CONTROLS if c not in ("reference", "stubs")])
+@pytest.mark.parametrize("name", [c for c in CONTROLS if c not in ("stubs", *positive_controls())])
 def test_every_mutant_loses_points_somewhere(graded, name):
     """A mutant graded to full marks everywhere would prove nothing about the checks."""
     summary, _ = graded
@@ -64,3 +64,11 @@ def test_a_control_is_graded_on_every_exercise_its_changes_reach():
     assert "compute_dk" in exercises_changed(Control("t_prelude", "", {}, "", "", prelude="X = 1\n"))
     kernel = Control("t_kernel", "", {"cuda_kernel": 0}, "", "", kernel_edits=(("// scores[i][j] = dot", "// scores[i][j] = the dot"),))
     assert exercises_changed(kernel) == {"cuda_kernel"}
+
+
+@pytest.mark.parametrize("name", positive_controls())
+def test_positive_control_gets_full_marks(graded, name):
+    """The reference and solutions/right/ (a correct kernel with ~100 barriers per block: slow here, right) lose
+    nothing on this machine, whatever its speed: a kernel's time limit follows the lesson's kernel's time here."""
+    summary, _ = graded
+    assert all(earned == possible > 0 for earned, possible in summary[name]["totals"].values()), summary[name]
