@@ -14,7 +14,7 @@ from grader.judge import memo
 from grader.common import records
 from grader.judge import oracle
 from grader.judge import tolerances as tol
-from grader.judge.compare import WrongAnswer, assert_close, assert_unchanged, describe_mismatch, expect_array
+from grader.judge.compare import WrongAnswer, assert_close, assert_unchanged, expect_array, mismatch
 from grader.common.failures import Kind, StudentRaised, TimedOut
 from grader.common.records import timed
 
@@ -39,7 +39,8 @@ class _Call:
             ndim = max((a.ndim for a in self.args if isinstance(a, np.ndarray)), default=0)
             hint = None if exc.kind is Kind.OUT_OF_MEMORY else hints.batch_dims(str(exc), ndim)
             if hint:
-                exc = StudentRaised(f"{exc}\n  hint: {hint}", exc.type_name, exc.is_value_error, exc.kind)
+                exc = StudentRaised(f"{exc}\n  hint: {hint}", exc.type_name, exc.is_value_error, exc.kind,
+                                    hints.mistakes_of([hint]))
             self._answer = (None, exc)
         except Exception as exc:
             self._answer = (None, exc)
@@ -127,9 +128,8 @@ def check_causal_mask(student, scores, *, what):
         if wrong.any():
             expected = oracle.apply_causal_mask(scores)
             with _pictured("apply_causal_mask", "apply_causal_mask", scores, square=True):
-                raise WrongAnswer(describe_mismatch(got, expected, wrong,
-                                                    what=_label("apply_causal_mask", what, scores),
-                                                    hints=hints.apply_causal_mask(got, scores)))
+                raise mismatch(got, expected, wrong, what=_label("apply_causal_mask", what, scores),
+                               hints=hints.apply_causal_mask(got, scores))
     return got
 
 
@@ -151,8 +151,7 @@ def check_row_softmax(student, scores, *, what, reference=None):
             assert_close(got, expected, bound, what=label, hints=diagnose)
             if (got[zero_wanted] != 0).any():  # within tolerance is not enough: -inf must give exactly 0
                 wrong = zero_wanted & (got != 0)
-                raise WrongAnswer(describe_mismatch(got, expected, wrong,
-                                                    what=label + " (-inf must become exactly 0)", hints=diagnose()))
+                raise mismatch(got, expected, wrong, what=label + " (-inf must become exactly 0)", hints=diagnose())
         if reference is not None:
             assert_close(got, memo.get("reference row_softmax", (scores,), lambda: reference.row_softmax(scores)), bound, scale=2,
                          what=label + ", compared with the reference solution")
@@ -183,8 +182,8 @@ def check_causal_attention(student, Q, K, V, *, what, reference=None):
     with timed("compare"):
         expect_array(got, func="causal_attention", shape=V.shape, dtype=V.dtype)
         assert_close(got, expected, bound, what=_label("causal_attention", what, V),
-                     hints=lambda: ["causal_attention chains your four functions: "
-                                    "fix any of them that fails its own tests first"])
+                     hints=lambda: [hints.Hint("chained_failure", "causal_attention chains your four functions: "
+                                               "fix any of them that fails its own tests first")])
         if reference is not None:
             assert_close(got, memo.get("reference causal_attention", (Q, K, V), lambda: reference.causal_attention(Q, K, V)), bound, scale=2,
                          what=_label("causal_attention", what, V) + ", compared with the reference solution")

@@ -52,6 +52,7 @@ class Submission:
         self._capture = None
         self._import_problem = None
         self._faults = None  # kernel workers: the runtime's crash reports
+        self._diagnostics = []  # what the runtime's last crash report named (replies.kernel_diagnostics)
         self._sandbox = None
         self._timed_out = {}  # function -> why: a function that timed out once is not run again
         self._find_forbidden = forbidden
@@ -168,7 +169,8 @@ class Submission:
         if header.get("untouched"):
             raise NotImplementedYet(f"{func}: not implemented yet (it left O untouched)")
         if header.get("launch_error"):
-            raise StudentCodeError(f"{func}: a kernel launch failed: {header['launch_error']}")
+            raise StudentCodeError(f"{func}: a kernel launch failed: {header['launch_error']}",
+                                   mistakes=replies.kernel_diagnostics(header["launch_error"]))
         warnings = header.get("warnings")
         self.warnings = warnings if isinstance(warnings, str) else ""
         seconds = header.get("seconds")
@@ -243,6 +245,7 @@ class Submission:
             name = replies.signal_name(code)
             words = f"your code crashed while {doing}: {replies.SIGNAL_WORDS.get(name, name)} ({name})"
             report = self._fault_report()
+            self._diagnostics = replies.kernel_diagnostics(report)
             return f"{words}\n{report}" if report else words
         return (f"your code ended the worker process (exit code {code}) while {doing}: "
                 "do not call sys.exit(), os._exit() or quit() in attention.py")
@@ -264,7 +267,8 @@ class Submission:
         self.close()  # the next call starts a fresh worker
         if output:
             message += f"\nyour code printed:\n{output}"
-        return kind(message)
+        mistakes, self._diagnostics = self._diagnostics, []  # from the runtime's crash report, not the output
+        return kind(message, mistakes=mistakes)
 
     def output_since_call(self):
         """What the student's code printed since the last call started, truncated."""

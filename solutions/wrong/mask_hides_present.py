@@ -3,6 +3,7 @@
 # keeps only the input-unchanged test; T = 1 masks its only entry, rows of -inf break causal_attention
 SCORES = {"apply_causal_mask": 1, "causal_attention": 0}
 HINT = "the mask hides the present"
+MISTAKE = "mask_hides_present"
 
 
 def apply_causal_mask(scores):

@@ -3,6 +3,7 @@
 # keeps only the input-unchanged test
 SCORES = {"scale_scores": 1, "causal_attention": 0}
 HINT = "divided by d_k instead of sqrt(d_k)"
+MISTAKE = "scaled_by_d_k"
 
 
 def scale_scores(Q, K):

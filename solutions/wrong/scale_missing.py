@@ -3,6 +3,7 @@
 # keeps only the input-unchanged test
 SCORES = {"scale_scores": 1, "causal_attention": 0}
 HINT = "missing scale"
+MISTAKE = "missing_scale"
 
 
 def scale_scores(Q, K):

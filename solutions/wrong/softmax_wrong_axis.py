@@ -3,6 +3,7 @@
 # keeps T = 1 and the input-unchanged test
 SCORES = {"row_softmax": 2, "causal_attention": 0}
 HINT = "softmax over the wrong axis"
+MISTAKE = "softmax_wrong_axis"
 
 
 def row_softmax(scores):

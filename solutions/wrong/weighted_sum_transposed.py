@@ -3,6 +3,7 @@
 # keeps T = 1 and the input-unchanged test
 SCORES = {"weighted_sum": 2, "causal_attention": 0}
 HINT = "your result is A^T V"
+MISTAKE = "weights_transposed"
 
 
 def weighted_sum(A, V):
