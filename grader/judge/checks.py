@@ -182,8 +182,8 @@ def check_causal_attention(student, Q, K, V, *, what, reference=None):
     with timed("compare"):
         expect_array(got, func="causal_attention", shape=V.shape, dtype=V.dtype)
         assert_close(got, expected, bound, what=_label("causal_attention", what, V),
-                     hints=lambda: [hints.Hint("chained_failure", "causal_attention chains your four functions: "
-                                               "fix any of them that fails its own tests first")])
+                     hints=lambda: ["causal_attention chains your four functions: "
+                                    "fix any of them that fails its own tests first"])
         if reference is not None:
             assert_close(got, memo.get("reference causal_attention", (Q, K, V), lambda: reference.causal_attention(Q, K, V)), bound, scale=2,
                          what=_label("causal_attention", what, V) + ", compared with the reference solution")

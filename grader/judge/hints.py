@@ -29,7 +29,6 @@ MISTAKES = {
     "rows_not_normalised": "rows do not sum to 1",
     "masked_not_zero": "-inf scores not turned into exactly 0",
     "weights_transposed": "A^T V instead of A V",
-    "chained_failure": "causal_attention fails through a failing function",
     "kernel_nan": "NaN in the kernel's output (an uninitialised read?)",
     "kernel_race": "race: the result depends on the threads' order",
     "kernel_no_scale": "kernel without the 1/sqrt(d_k) scale",

@@ -127,7 +127,7 @@ def students_section(subs, out):
     head = "".join(f"<th data-type='number'><button>{_e(ex)}</button></th>" for ex in exercises)
     parts = ["<section id='students'><h2>Students</h2>",
              "<p class='hint'>Click a column's header to sort by it; again to reverse.</p>",
-             "<table id='student-table' class='sortable'><thead><tr><th data-type='text'><button>student</button>"
+             "<div class='wide'><table id='student-table' class='sortable'><thead><tr><th data-type='text'><button>student</button>"
              f"</th>{head}<th data-type='number'><button>total</button></th>"
              "<th data-type='text'><button>late</button></th><th data-type='text'><button>diagnostics</button></th>"
              "<th>feedback</th></tr></thead><tbody>"]
@@ -144,7 +144,7 @@ def students_section(subs, out):
                      f"<td class='num' data-value='{s.total:g}'>{_fmt(s.total)} / {_fmt(s.max_score)}</td>"
                      f"<td data-value='{_e(late_text)}'>{_e(late_text)}</td>"
                      f"<td data-value='{_e(mistakes)}'>{_e(mistakes) or '-'}</td><td>{links}</td></tr>")
-    parts.append("</tbody></table></section>")
+    parts.append("</tbody></table></div></section>")
     return "\n".join(parts)
 
 
@@ -163,6 +163,7 @@ th { background: var(--head); }
 th button { all: unset; cursor: pointer; font-weight: bold; }
 th[aria-sort=ascending] button::after { content: " \\25B2"; }
 th[aria-sort=descending] button::after { content: " \\25BC"; }
+div.wide { overflow-x: auto; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.bar { min-width: 12rem; position: relative; }
 td.bar span { background: var(--bar); display: block; height: 1rem; }

@@ -63,7 +63,9 @@ class Submission:
             extra = t.get("extra_data") or {}
             for m in extra.get("mistakes") or ():
                 found.setdefault(m, self.exercise(t))
-            if self.exercise(t) == KERNEL_EXERCISE and extra.get("failure") in KERNEL_FAILURES:
+            # a crash that the runtime named (out-of-bounds, say) counts as that, not as a crash as well
+            if (self.exercise(t) == KERNEL_EXERCISE and extra.get("failure") in KERNEL_FAILURES
+                    and not extra.get("mistakes")):
                 found.setdefault(extra["failure"], KERNEL_EXERCISE)
         return found
 

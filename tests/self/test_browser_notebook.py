@@ -148,7 +148,7 @@ def type_into(page, cell, text):
 def run_cell(page, cell, seconds):
     """Run a cell (Shift+Enter) and wait for its execution count: the prompt says [*] while it runs."""
     before = cell.locator(".jp-InputPrompt").inner_text()
-    started = None
+    started, prompt = None, before
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if started is None or (time.monotonic() - started > 15 and prompt == before):

@@ -82,6 +82,11 @@ def test_opens_from_disk_without_network(page):
     assert page.refused == [], f"the report asked for {page.refused}"
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTEFACTS / "report.png"), full_page=True)
+    # the README's picture (docs/pictures/class-report.png): the mistakes and the kernel
+    top, bottom = page.locator("#mistakes").bounding_box(), page.locator("#kernel").bounding_box()
+    height = bottom["y"] + bottom["height"] - top["y"] + 20
+    page.screenshot(path=str(ARTEFACTS / "report-mistakes.png"), full_page=True,
+                    clip={"x": 0, "y": top["y"] - 10, "width": 1280, "height": height})
 
 
 def _pixels(src):
@@ -143,6 +148,7 @@ def test_mistakes_and_diagnostics_name_their_students(page):
     assert all("reference" not in cells[3] and "stub" not in cells[3] for cells in rows.values())
     kernel = page.locator("#kernel").inner_text()
     assert "out-of-bounds access" in kernel and "kernel_writes_past_O" in kernel
+    assert "crashed" not in kernel  # the crash the runtime named counts as out-of-bounds, once
     assert "4 of 5 kernels compiled and ran" in kernel  # the stub's kernel is not implemented
     assert "reference: tiled kernel" in kernel or "No kernel timings" not in kernel
 
