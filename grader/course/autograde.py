@@ -20,6 +20,7 @@ grades.csv.
 """
 
 import json
+import os
 import re
 import shutil
 import sys
@@ -105,6 +106,26 @@ def write_results(folder, graded):
         "score": sum(t["score"] for t in tests), "execution_time": 0.0, "output": "graded ahead of nbgrader",
         "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
         "extra_data": {"isolation": isolation_said}}, indent=2) + "\n")
+
+
+def mark_late(course, assignment, students):
+    """Each student's results.json learns how late the submission was (extra_data.seconds_late: nbgrader's
+    gradebook, its timestamp against the assignment's due date), for the class report's `late` column."""
+    from nbgrader.api import Gradebook, MissingEntry
+    # nbgrader runs `alembic` from PATH: the one next to this Python, as the course's config arranges for nbgrader
+    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    with Gradebook(f"sqlite:///{Path(course) / 'gradebook.db'}") as gradebook:
+        for student in students:
+            path = Path(course) / "results" / student / "results.json"
+            if not path.is_file():
+                continue
+            try:
+                seconds = gradebook.find_submission(assignment, student).total_seconds_late
+            except MissingEntry:
+                continue
+            data = json.loads(path.read_text())
+            data.setdefault("extra_data", {})["seconds_late"] = float(seconds or 0)
+            path.write_text(json.dumps(data, indent=2) + "\n")
 
 
 def _autograde(course, assignment, student, env):
@@ -198,4 +219,8 @@ def main(args):
         print(export.stdout + export.stderr, file=sys.stderr)
         return 1
     print(f"grades: {course / 'grades.csv'}")
+    try:  # a courtesy for the class report: never a reason for autograde to fail
+        mark_late(course, args.assignment, students)
+    except Exception as exc:
+        print(f"class report: lateness not read from the gradebook ({type(exc).__name__}: {exc})", file=sys.stderr)
     return 1 if failed or finds else 0

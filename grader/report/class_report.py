@@ -129,20 +129,20 @@ def students_section(subs, out):
              "<p class='hint'>Click a column's header to sort by it; again to reverse.</p>",
              "<div class='wide'><table id='student-table' class='sortable'><thead><tr><th data-type='text'><button>student</button>"
              f"</th>{head}<th data-type='number'><button>total</button></th>"
-             "<th data-type='text'><button>late</button></th><th data-type='text'><button>diagnostics</button></th>"
+             "<th data-type='number'><button>late</button></th><th data-type='text'><button>diagnostics</button></th>"
              "<th>feedback</th></tr></thead><tbody>"]
     for s in subs:
         scores = s.scores()
         cells = "".join(f"<td class='num' data-value='{scores[ex][0]:g}'>{_fmt(scores[ex][0])}</td>" if ex in scores
                         else "<td data-value='-1'>-</td>" for ex in exercises)
-        late = s.results.get("late")
-        late_text = "-" if late is None else ("late" if late else "on time")
+        late = (s.results.get("extra_data") or {}).get("seconds_late")  # autograde's, from nbgrader's gradebook
+        late_text = "-" if late is None else (f"late by {late / 3600:.1f} h" if late > 0 else "on time")
         mistakes = ", ".join(class_results.KERNEL_FAILURES.get(m) or class_results.NAMES.get(m, m)
                              for m in s.mistakes())
         links = " ".join(_link(p, out, p.name) for p in s.feedback) or "<span class='muted'>none</span>"
         parts.append(f"<tr id='student-{_e(s.student)}'><td data-value='{_e(s.student)}'>{_e(s.student)}</td>{cells}"
                      f"<td class='num' data-value='{s.total:g}'>{_fmt(s.total)} / {_fmt(s.max_score)}</td>"
-                     f"<td data-value='{_e(late_text)}'>{_e(late_text)}</td>"
+                     f"<td data-value='{-1 if late is None else late:g}'>{_e(late_text)}</td>"
                      f"<td data-value='{_e(mistakes)}'>{_e(mistakes) or '-'}</td><td>{links}</td></tr>")
     parts.append("</tbody></table></div></section>")
     return "\n".join(parts)

@@ -289,3 +289,4 @@ def test_the_class_report_is_built_from_the_autograded_results(course):
     assert f">{PARTIAL}<" in leak and f">{PERFECT}<" not in leak
     assert (course / "results" / PARTIAL / "pictures" / "apply_causal_mask.png").is_file()
     assert "NaN in the kernel" in page and f"href=\"feedback/{PARTIAL}/attention/attention.html\"" in page
+    assert "on time" in page  # no due date: nobody is late (extra_data.seconds_late, from the gradebook)

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -94,3 +95,30 @@ def test_kernel_failures_count_as_diagnostics():
     assert sub("timed_out").mistakes() == {"timed_out": "cuda_kernel"} and sub("timed_out").kernel_built()
     assert sub("build_failed").mistakes() == {"build_failed": "cuda_kernel"}
     assert sub("build_failed").kernel_built() is False and sub("not_implemented").kernel_built() is False
+
+
+def test_late_comes_from_nbgrader_s_gradebook(graded, tmp_path, monkeypatch):
+    """autograde's mark_late reads each submission's lateness from a real nbgrader gradebook into results.json,
+    and the report's late column shows it."""
+    from datetime import datetime, timedelta
+    from nbgrader.api import Gradebook
+    from grader.course.autograde import mark_late
+    course = tmp_path / "course"
+    due = datetime(2026, 11, 30, 12, 0)
+    course.mkdir()
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])  # its alembic
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        gradebook.add_assignment("attention", duedate=due)
+        for student, submitted in (("reference", due - timedelta(hours=1)), ("leaky", due + timedelta(hours=3))):
+            gradebook.add_student(student)
+            gradebook.add_submission("attention", student, timestamp=submitted)
+            shutil.copytree(graded / "class" / student, course / "results" / student)
+    mark_late(course, "attention", ["reference", "leaky", "nobody"])
+    late = {s: json.loads((course / "results" / s / "results.json").read_text())["extra_data"]["seconds_late"]
+            for s in ("reference", "leaky")}
+    assert late == {"reference": 0.0, "leaky": 3 * 3600.0}
+    out = tmp_path / "report.html"
+    proc = run_grader("report", "--course", course, "--out", out)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    page = out.read_text()
+    assert "<td data-value='10800'>late by 3.0 h</td>" in page and "<td data-value='0'>on time</td>" in page
