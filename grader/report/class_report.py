@@ -107,7 +107,8 @@ def kernel_section(subs):
     timings = [t for t in (s.kernel_seconds() for s in subs) if t and t.get("shape") == ANDREA_SHAPE]
     if timings:
         refs = {}
-        for key, label in (("tiled", "reference: tiled kernel"), ("four_kernels", "reference: the lesson's four kernels")):
+        for key, label in (("tiled", "reference: tiled kernel"),
+                           ("four_kernels", "reference: the lesson's four kernels")):
             values = [t["reference_seconds"].get(key) for t in timings if (t.get("reference_seconds") or {}).get(key)]
             refs[label] = statistics.median(values) if values else None
         seconds = [t["seconds"] for t in timings]
@@ -127,7 +128,8 @@ def students_section(subs, out):
     head = "".join(f"<th data-type='number'><button>{_e(ex)}</button></th>" for ex in exercises)
     parts = ["<section id='students'><h2>Students</h2>",
              "<p class='hint'>Click a column's header to sort by it; again to reverse.</p>",
-             "<div class='wide'><table id='student-table' class='sortable'><thead><tr><th data-type='text'><button>student</button>"
+             "<div class='wide'><table id='student-table' class='sortable'><thead><tr>"
+             "<th data-type='text'><button>student</button>"
              f"</th>{head}<th data-type='number'><button>total</button></th>"
              "<th data-type='number'><button>late</button></th><th data-type='text'><button>diagnostics</button></th>"
              "<th>feedback</th></tr></thead><tbody>"]
@@ -233,6 +235,10 @@ def main(args):
     feedback = None
     if args.course:
         course = Path(args.course)
+        if not (course / "results").is_dir():
+            print(f"grader: {course / 'results'} does not exist: run make autograde first (it writes each student's "
+                  "results.json there), or give batch results (make report RESULTS=DIR)", file=sys.stderr)
+            return 2
         paths.append(course / "results")
         feedback = course / "feedback"
     if not paths:

@@ -74,6 +74,8 @@ def test_bad_inputs_say_what_is_wrong(graded, tmp_path):
     assert proc.returncode == 2 and "no tests[]" in proc.stderr
     proc = run_grader("report", "--out", tmp_path / "r.html")
     assert proc.returncode == 2 and "--course" in proc.stderr
+    proc = run_grader("report", "--course", tmp_path / "empty", "--out", tmp_path / "r.html")
+    assert proc.returncode == 2 and "run make autograde first" in proc.stderr
 
 
 def test_a_control_whose_mistake_is_not_carried_is_reported(graded):
