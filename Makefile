@@ -12,7 +12,7 @@ SUITE ?= public
 ARGS ?=
 EX ?=
 
-.PHONY: cuda-samples grade test test-corpus test-class exercises controls bench venv system-deps clean help release autograde gradescope doctor needs
+.PHONY: report test-browser browser-deps cuda-samples grade test test-corpus test-class exercises controls bench venv system-deps clean help release autograde gradescope doctor needs
 
 help:
 	@echo "make grade [SUBMISSION=DIR] [SUITE=public|hidden|all]  grade a submission (default: exercises/)"
@@ -27,6 +27,8 @@ help:
 	@echo "make release                                            nbgrader course + student repository (build/)"
 	@echo "make autograde [JOBS=N] [ARGS=--collect]                (collect,) autograde build/course/submitted, feedback, grades.csv"
 	@echo "make gradescope                                         build/gradescope/autograder.zip"
+	@echo "make report [RESULTS=DIR]                               the class report (build/course/report.html)"
+	@echo "make test-browser                                       the report and the notebook in headless chromium"
 
 # The venv is rebuilt only when requirements.txt changes; pip skips what is already installed.
 $(STAMP): requirements.txt $(wildcard requirements/*.txt)
@@ -95,6 +97,23 @@ autograde: $(STAMP) needs
 
 gradescope: $(STAMP) needs
 	$(PY) -m grader gradescope
+
+# the class report from an autograded course (COURSE), or from batch results (RESULTS=DIR: <student>/results.json)
+RESULTS ?=
+report: $(STAMP)
+	$(PY) -m grader report $(if $(RESULTS),$(RESULTS),--course $(COURSE)) $(ARGS)
+
+# The browser tests drive Debian's chromium with Playwright (its own browser download needs the network).
+CHROMIUM := /usr/bin/chromium
+browser-deps:
+	@test -x $(CHROMIUM) || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
+	  else echo "chromium is missing: run 'sudo apt-get install chromium'" >&2; exit 1; fi; }
+
+# the class report and the student's notebook in JupyterLab, headless (minutes): tests/self/test_browser_*.py
+test-browser: $(STAMP) system-deps browser-deps
+	GRADER_BROWSER_TEST=1 $(PY) -m pytest tests/self/test_browser_report.py tests/self/test_browser_notebook.py \
+	  -p no:cacheprovider $(ARGS)
 
 clean:
 	rm -rf $(VENV) build grade-report

@@ -43,6 +43,8 @@ COMMANDS = (
             "autograde every nbgrader submission in parallel, then feedback and grades.csv (make autograde)"),
     Command("batch", "grader.course.batch", INSTRUCTOR,
             "grade a folder of student folders in parallel into results.json files and grades.csv"),
+    Command("report", "grader.report.class_report", INSTRUCTOR,
+            "the class report: one HTML file from every results.json of a graded class (make report)"),
     Command("gradescope", "grader.course.gradescope", INSTRUCTOR,
             "build the Gradescope autograder zip (make gradescope)"),
     Command("leaks", "grader.course.leaks", INSTRUCTOR, "scan folders for solution code, hidden tests and seeds"),

@@ -31,14 +31,17 @@ class Kind(enum.Enum):
 
 
 class StudentCodeError(Exception):
-    """Something about the student's code that costs the test its points; str() is the student's message."""
+    """Something about the student's code that costs the test its points; str() is the student's message.
+    mistakes: ids of the known mistakes recognised in it (grader/judge/hints.py MISTAKES, or a kernel's
+    diagnostics, grader/sandbox/replies.py), carried to results.json as data for the class report."""
 
     kind = Kind.RAISED
 
-    def __init__(self, message, kind=None):
+    def __init__(self, message, kind=None, mistakes=()):
         super().__init__(message)
         if kind is not None:
             self.kind = kind
+        self.mistakes = list(mistakes)
 
 
 class NotImplementedYet(StudentCodeError):
@@ -64,8 +67,8 @@ class NotGradable(StudentCodeError):
 
 
 class StudentRaised(StudentCodeError):
-    def __init__(self, message, type_name, is_value_error, kind=None):
-        super().__init__(message, kind)
+    def __init__(self, message, type_name, is_value_error, kind=None, mistakes=()):
+        super().__init__(message, kind, mistakes)
         self.type_name, self.is_value_error = type_name, is_value_error
 
 

@@ -5,6 +5,8 @@
 - notes: what a test wants the student to read even when it passes (a runtime warning, nvcc's register count).
   Checks call add_note(); the plugin hands each test's notes to its report with take_notes(); the scorecard prints
   each distinct note once per exercise and results.json carries them in the test's output.
+- data: figures a test measures for tools rather than for the student to read (the kernel's time at the
+  ANDREA-120M shape beside the reference kernels'), carried in results.json's extra_data for the class report.
 - failing inputs: a failed call's input cut to one head and the first positions, so the picture of a failing
   public test shows the very input it failed on (the plugin passes on those of public tests only).
 """
@@ -14,6 +16,7 @@ from contextlib import contextmanager
 
 TIMINGS = {}
 _notes = []
+_data = {}  # key -> value measured in this test (take_data())
 _failing_inputs = []  # (exercise, function, arguments cut for a picture) of the calls that failed in this test
 
 
@@ -35,6 +38,17 @@ def add_note(exercise, text):
     text = text.strip()
     if text and (exercise, text) not in _notes:
         _notes.append((exercise, text))
+
+
+def add_data(key, value):
+    """A figure this test measured (a JSON value), for results.json's extra_data."""
+    _data[key] = value
+
+
+def take_data():
+    out = dict(_data)
+    _data.clear()
+    return out
 
 
 def add_failing_input(exercise, func, args):

@@ -15,15 +15,21 @@ grades.csv.
   reduced to its HTML: nbgrader also copies the assignment's other files there. A leak scan of feedback/ fails
   the command if anything the student must not see is left.
 - Then `nbgrader export`: COURSE/grades.csv, nbgrader's own format.
+- Beside it, COURSE/results/<student>/results.json (Gradescope's format, from the test cells graded ahead) and
+  the failing exercises' pictures: what `python -m grader report --course COURSE` (make report) reads.
 """
 
+import json
+import os
 import re
+import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from grader.common import environment
+from grader.common.layout import EXERCISES
 from grader.course import jobs
 from grader.sandbox import isolation
 from grader.student import notebook
@@ -64,15 +70,62 @@ def autograde_one(course, assignment, student, jobs_at_once=1, expected=None, st
     env = environment.thread_env(jobs_at_once)
     with tempfile.TemporaryDirectory(prefix="verdicts-") as verdicts:
         # every test cell's verdict, graded in one process before nbgrader runs the notebook (grader/course/pregrade.py)
-        planned = sum(len(pregrade.pregrade(path, verdicts, env=env, expected=expected, stagger=stagger,
-                                            cells_kept=pregrade.runnable(str(course), assignment, path.stem)))
-                      for path in sorted((Path(course) / "submitted" / student / assignment).glob("*.ipynb")))
+        graded = [entry for path in sorted((Path(course) / "submitted" / student / assignment).glob("*.ipynb"))
+                  for entry in pregrade.pregrade(path, verdicts, env=env, expected=expected, stagger=stagger,
+                                                 cells_kept=pregrade.runnable(str(course), assignment, path.stem))]
+        planned = len(graded)
+        write_results(Path(course) / "results" / student, graded)
         outcome = _autograde(course, assignment, student, dict(env, GRADER_VERDICTS=verdicts))
         log = Path(verdicts, notebook.USED)
         used = log.read_text().split() if log.is_file() else []
     if outcome.ok:
         outcome.note = f"{len(used)} of {planned} test cells graded ahead in one process"
     return outcome
+
+
+def write_results(folder, graded):
+    """COURSE/results/<student>/results.json (Gradescope's format) from the test cells graded ahead, with the
+    failing exercises' pictures beside it, for the class report (python -m grader report --course). A student
+    whose cells could not be graded ahead gets none, and the report leaves them out."""
+    shutil.rmtree(folder, ignore_errors=True)
+    verdicts = {}
+    for entry in graded:  # the last test cell of each exercise: the answers as the notebook left them
+        out = Path(entry["out"])
+        if out.is_file():
+            verdicts[entry["exercise"]] = json.loads(out.read_text())
+    if not verdicts:
+        return
+    tests = [t for ex in EXERCISES if ex in verdicts for t in verdicts[ex].get("tests", [])]
+    (folder / "pictures").mkdir(parents=True)
+    for exercise, verdict in verdicts.items():
+        picture = verdict["verdict"].get("picture")
+        if picture and Path(picture).is_file():
+            shutil.copy2(picture, folder / "pictures" / f"{exercise}.png")
+    isolation_said = next((v.get("isolation") for v in verdicts.values() if v.get("isolation")), "")
+    (folder / "results.json").write_text(json.dumps({
+        "score": sum(t["score"] for t in tests), "execution_time": 0.0, "output": "graded ahead of nbgrader",
+        "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
+        "extra_data": {"isolation": isolation_said}}, indent=2) + "\n")
+
+
+def mark_late(course, assignment, students):
+    """Each student's results.json learns how late the submission was (extra_data.seconds_late: nbgrader's
+    gradebook, its timestamp against the assignment's due date), for the class report's `late` column."""
+    from nbgrader.api import Gradebook, MissingEntry
+    # nbgrader runs `alembic` from PATH: the one next to this Python, as the course's config arranges for nbgrader
+    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    with Gradebook(f"sqlite:///{Path(course) / 'gradebook.db'}") as gradebook:
+        for student in students:
+            path = Path(course) / "results" / student / "results.json"
+            if not path.is_file():
+                continue
+            try:
+                seconds = gradebook.find_submission(assignment, student).total_seconds_late
+            except MissingEntry:
+                continue
+            data = json.loads(path.read_text())
+            data.setdefault("extra_data", {})["seconds_late"] = float(seconds or 0)
+            path.write_text(json.dumps(data, indent=2) + "\n")
 
 
 def _autograde(course, assignment, student, env):
@@ -166,4 +219,8 @@ def main(args):
         print(export.stdout + export.stderr, file=sys.stderr)
         return 1
     print(f"grades: {course / 'grades.csv'}")
+    try:  # a courtesy for the class report: never a reason for autograde to fail
+        mark_late(course, args.assignment, students)
+    except Exception as exc:
+        print(f"class report: lateness not read from the gradebook ({type(exc).__name__}: {exc})", file=sys.stderr)
     return 1 if failed or finds else 0

@@ -9,6 +9,7 @@ GPU to kernels within SPEED_TARGET times the time of torch's fused attention.
 import hashlib
 import json
 import os
+from grader.common import records
 from grader.common.layout import REFERENCE_KERNEL
 
 SPEED_POINTS = 0  # off by default; on a GPU, points for a kernel within SPEED_TARGET x torch's SDPA time
@@ -58,6 +59,9 @@ def cpu_note(kernel, seconds, Q, K, V):
         refs = reference_seconds(Q, K, V)
     except Exception as exc:  # the comparison is a courtesy: never a reason to fail the student's test
         refs, lines = {}, lines + [f"(reference kernels not timed: {exc})"]
+    # the same figures as data, for the class report's distribution of kernel times (grader/report/class_report.py)
+    records.add_data("kernel_seconds", {"shape": shape, "seconds": seconds, "device": "cpu",
+                                        "reference_seconds": {"tiled": refs.get(2), "four_kernels": refs.get(1)}})
     text = f"at {shape}: your kernel {seconds:.2f} s"
     if refs:
         text += (f"; on this machine the reference's tiled kernel takes {refs[2]:.2f} s and the lesson's four "

@@ -3,7 +3,9 @@
 Each file in solutions/wrong/ is a mutant of the reference: its module docstring says
 what is wrong, SCORES gives the points each listed exercise must earn with every suite
 (public + hidden), every exercise not listed must earn full marks, and HINT is text
-the scorecard must show. Its functions replace the reference's functions of the same
+the scorecard must show; MISTAKE, when given, is the known mistake's id (grader/judge/hints.py MISTAKES, or a
+kernel diagnostic, grader/sandbox/replies.py) that results.json must carry as data for the class report. Its
+functions replace the reference's functions of the same
 name; build() writes the result to build/controls/NAME/attention.py, a real
 submission folder that `make grade SUBMISSION=...` can grade too.
 
@@ -47,6 +49,7 @@ class Control:
     kernel_edits: tuple = ()  # (old, new) text replacements applied to the reference kernel
     prelude: str = ""  # module-level code run at import (the adversarial corpus)
     kernel: str = ""  # a whole kernel file's text, instead of the reference's (KERNEL = "file.cu" beside it)
+    mistake: str = ""  # the mistake id results.json must carry (extra_data.mistakes of a failed test)
 
     @classmethod
     def load(cls, path):
@@ -58,7 +61,7 @@ class Control:
                 consts[node.targets[0].id] = ast.literal_eval(node.value)
         kernel = (path.parent / consts["KERNEL"]).read_text() if "KERNEL" in consts else ""
         return cls(path.stem, (ast.get_docstring(tree) or "").splitlines()[0], consts["SCORES"], consts["HINT"], source,
-                   tuple(consts.get("KERNEL_EDITS", ())), consts.get("PRELUDE", ""), kernel)
+                   tuple(consts.get("KERNEL_EDITS", ())), consts.get("PRELUDE", ""), kernel, consts.get("MISTAKE", ""))
 
 
 # The two controls that are not mutants: the reference must get full marks, the generated stubs nothing.
@@ -163,6 +166,9 @@ def verdict(control, results):
     outputs = "\n".join(t["output"] for t in results["tests"])
     if control.hint and control.hint not in outputs:
         problems.append(f"the hint {control.hint!r} was not shown")
+    carried = {m for t in results["tests"] for m in (t.get("extra_data") or {}).get("mistakes") or ()}
+    if control.mistake and control.mistake not in carried:
+        problems.append(f"results.json does not name the mistake {control.mistake!r} (named: {sorted(carried)})")
     return problems
 
 

@@ -15,7 +15,7 @@ from grader.common import records
 from grader.judge import oracle
 from grader.judge import tolerances as tol
 from grader.judge.compare import (WrongAnswer, assert_close, assert_unchanged, describe_mismatch, expect_array,
-                                  wrong_elements)
+                                  mismatch, wrong_elements)
 from grader.common.failures import Kind, StudentRaised
 from grader.common.records import timed
 
@@ -40,7 +40,8 @@ class _Call:
             ndim = max((a.ndim for a in self.args if isinstance(a, np.ndarray)), default=0)
             hint = None if exc.kind is Kind.OUT_OF_MEMORY else hints.batch_dims(str(exc), ndim)
             if hint:
-                exc = StudentRaised(f"{exc}\n  hint: {hint}", exc.type_name, exc.is_value_error, exc.kind)
+                exc = StudentRaised(f"{exc}\n  hint: {hint}", exc.type_name, exc.is_value_error, exc.kind,
+                                    hints.mistakes_of([hint]))
             self._answer = (None, exc)
         except Exception as exc:
             self._answer = (None, exc)
@@ -137,9 +138,8 @@ def check_causal_mask(student, scores, *, what):
         if wrong.any():
             expected = oracle.apply_causal_mask(scores)
             with _pictured("apply_causal_mask", "apply_causal_mask", scores, square=True):
-                raise WrongAnswer(describe_mismatch(got, expected, wrong,
-                                                    what=_label("apply_causal_mask", what, scores),
-                                                    hints=hints.apply_causal_mask(got, scores)))
+                raise mismatch(got, expected, wrong, what=_label("apply_causal_mask", what, scores),
+                               hints=hints.apply_causal_mask(got, scores))
     return got
 
 
@@ -161,8 +161,7 @@ def check_row_softmax(student, scores, *, what, reference=None):
             assert_close(got, expected, bound, what=label, hints=diagnose)
             if (got[zero_wanted] != 0).any():  # within tolerance is not enough: -inf must give exactly 0
                 wrong = zero_wanted & (got != 0)
-                raise WrongAnswer(describe_mismatch(got, expected, wrong,
-                                                    what=label + " (-inf must become exactly 0)", hints=diagnose()))
+                raise mismatch(got, expected, wrong, what=label + " (-inf must become exactly 0)", hints=diagnose())
         if reference is not None:
             assert_close(got, memo.get("reference row_softmax", (scores,), lambda: reference.row_softmax(scores)), bound, scale=2,
                          what=label + ", compared with the reference solution")

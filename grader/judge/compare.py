@@ -3,6 +3,7 @@
 import numpy as np
 
 from grader.common.failures import WrongAnswer  # noqa: F401  (checks and suites import it from here too)
+from grader.judge.hints import Hint, mistakes_of
 
 FIRST_SHOWN = 5
 
@@ -10,13 +11,14 @@ FIRST_SHOWN = 5
 def expect_array(got, *, func, shape, dtype):
     """Refuse a result of the wrong shape or dtype before looking at its values."""
     if got.shape != tuple(shape):
-        hint = ""
+        hints = []
         if got.shape == tuple(shape[:-2]) + (shape[-1], shape[-2]):
-            hint = "\n  hint: the last two axes are swapped: is your result transposed?"
+            hints = [Hint("transposed", "the last two axes are swapped: is your result transposed?")]
         elif got.ndim != len(shape):
-            hint = (f"\n  hint: the input had {len(shape)} dimensions and so should the result: "
-                    "batch dims not handled? Work on the last axes (axis=-1, swapaxes(-1, -2)), not on fixed ones.")
-        raise WrongAnswer(f"{func} returned shape {got.shape}, expected {tuple(shape)}{hint}")
+            hints = [Hint("batch_dims", f"the input had {len(shape)} dimensions and so should the result: batch "
+                          "dims not handled? Work on the last axes (axis=-1, swapaxes(-1, -2)), not on fixed ones.")]
+        raise WrongAnswer(f"{func} returned shape {got.shape}, expected {tuple(shape)}"
+                          + "".join(f"\n  hint: {h}" for h in hints), mistakes=mistakes_of(hints))
     if got.dtype != np.dtype(dtype):
         raise WrongAnswer(f"{func} returned dtype {got.dtype} for {np.dtype(dtype)} inputs; "
                           f"the output dtype must equal the input dtype ({np.dtype(dtype)} in, {np.dtype(dtype)} out)")
@@ -93,7 +95,12 @@ def assert_close(got, expected, bound, *, what, hints=lambda: (), scale=1.0):
     expected = np.asarray(expected)  # the oracle's float64, or the reference's own dtype: never converted whole
     wrong = wrong_elements(got, expected, bound, scale)
     if wrong.any():
-        raise WrongAnswer(describe_mismatch(got, expected, wrong, what=what, hints=list(hints())))
+        raise mismatch(got, expected, wrong, what=what, hints=list(hints()))
+
+
+def mismatch(got, expected, wrong, *, what, hints=()):
+    """The WrongAnswer for a failed comparison: describe_mismatch's message, and the mistakes its hints name."""
+    return WrongAnswer(describe_mismatch(got, expected, wrong, what=what, hints=hints), mistakes=mistakes_of(hints))
 
 
 def assert_unchanged(before, after, *, func, name):

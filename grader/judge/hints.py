@@ -2,13 +2,54 @@
 
 Each function gets the student's answer and the expected one (float64) plus the
 inputs, and returns the hints that apply (possibly none). They run only after a
-comparison has failed.
+comparison has failed. Each hint is a Hint: its text for the student, and the
+known mistake it names as an id (MISTAKES), which results.json carries as data
+for the class report to count (grader/report/class_report.py).
 """
 
 import numpy as np
 
 from grader.judge import oracle
 from grader.judge.tolerances import MASK_LIMIT
+
+# every known mistake a hint can name: id -> what the class report calls it
+MISTAKES = {
+    "missing_scale": "missing 1/sqrt(d_k) scale",
+    "scaled_by_d_k": "divided by d_k instead of sqrt(d_k)",
+    "multiplied_by_sqrt_d_k": "multiplied by sqrt(d_k) instead of dividing",
+    "fixed_d_k": "sqrt(64) hard-coded instead of sqrt(d_k)",
+    "transposed": "transposed result (K Q^T, or the last two axes swapped)",
+    "batch_dims": "batch dimensions not handled",
+    "mask_leaks_future": "the mask leaks the future (j > i not masked)",
+    "mask_hides_present": "the mask hides the present (diagonal masked)",
+    "mask_changes_past": "the mask changes entries below the diagonal",
+    "softmax_overflow": "softmax overflows at large logits (no max subtracted)",
+    "nan_or_inf": "NaN or Inf in the result",
+    "softmax_wrong_axis": "softmax over the wrong axis",
+    "rows_not_normalised": "rows do not sum to 1",
+    "masked_not_zero": "-inf scores not turned into exactly 0",
+    "weights_transposed": "A^T V instead of A V",
+    "kernel_nan": "NaN in the kernel's output (an uninitialised read?)",
+    "kernel_race": "race: the result depends on the threads' order",
+    "kernel_no_scale": "kernel without the 1/sqrt(d_k) scale",
+    "kernel_mask_off_by_one": "kernel mask lets i see i + 1",
+}
+
+
+class Hint(str):
+    """A hint's text (what the student reads) carrying the id of the known mistake it names (MISTAKES)."""
+
+    def __new__(cls, mistake, text):
+        if mistake not in MISTAKES:
+            raise ValueError(f"unknown mistake id {mistake!r}: add it to MISTAKES")
+        hint = super().__new__(cls, text)
+        hint.mistake = mistake
+        return hint
+
+
+def mistakes_of(hints):
+    """The mistake ids the hints name, in order, once each."""
+    return list(dict.fromkeys(h.mistake for h in hints if isinstance(h, Hint)))
 
 
 def _ratio(got, expected):
@@ -42,18 +83,21 @@ def scale_scores(got, expected, Q, K):
     r = _ratio(got, expected)
     root = np.sqrt(d_k)
     if _near(r, root):
-        hints.append(f"missing scale: your scores are sqrt(d_k) = {root:g} times too large; "
-                     f"divide Q K^T by sqrt(d_k) (d_k = Q.shape[-1] = {d_k})")
+        hints.append(Hint("missing_scale", f"missing scale: your scores are sqrt(d_k) = {root:g} times too large; "
+                                           f"divide Q K^T by sqrt(d_k) (d_k = Q.shape[-1] = {d_k})"))
     elif _near(r, 1 / root):
-        hints.append(f"your scores are sqrt(d_k) = {root:g} times too small: divided by d_k instead of sqrt(d_k), "
-                     "or scaled twice?")
+        hints.append(Hint("scaled_by_d_k",
+                          f"your scores are sqrt(d_k) = {root:g} times too small: divided by d_k instead of sqrt(d_k), "
+                          "or scaled twice?"))
     elif _near(r, d_k):
-        hints.append("your scores are d_k times too large: multiplied by sqrt(d_k) instead of dividing?")
+        hints.append(Hint("multiplied_by_sqrt_d_k",
+                          "your scores are d_k times too large: multiplied by sqrt(d_k) instead of dividing?"))
     elif d_k != 64 and _near(r, 8 / root):
-        hints.append(f"you divided by 8 = sqrt(64), but these heads have d_k = Q.shape[-1] = {d_k}: "
-                     "take d_k from the input's shape")
+        hints.append(Hint("fixed_d_k", f"you divided by 8 = sqrt(64), but these heads have d_k = Q.shape[-1] = {d_k}: "
+                                       "take d_k from the input's shape"))
     elif _matches(got, np.swapaxes(expected, -1, -2)):
-        hints.append("your scores are transposed (K Q^T): row i must hold query i's scores, Q[i] . K[j]")
+        hints.append(Hint("transposed",
+                          "your scores are transposed (K Q^T): row i must hold query i's scores, Q[i] . K[j]"))
     return hints
 
 
@@ -67,14 +111,17 @@ def apply_causal_mask(got, scores):
     leaks = ~(got <= MASK_LIMIT) & hide
     if leaks.any():
         i, j = (int(v) for v in np.argwhere(leaks)[0][-2:])
-        hints.append(f"the mask leaks the future: {int(leaks.sum())} entries with j > i are not masked "
-                     f"(first: row {i}, column {j}); every j > i must be -inf")
+        hints.append(Hint("mask_leaks_future",
+                          f"the mask leaks the future: {int(leaks.sum())} entries with j > i are not masked "
+                          f"(first: row {i}, column {j}); every j > i must be -inf"))
     if (got <= MASK_LIMIT)[..., diag].any():
-        hints.append("the mask hides the present: entries on the diagonal (j == i) were masked; "
-                     "position i may attend to itself (np.triu(..., k=1) marks only j > i)")
+        hints.append(Hint("mask_hides_present",
+                          "the mask hides the present: entries on the diagonal (j == i) were masked; "
+                          "position i may attend to itself (np.triu(..., k=1) marks only j > i)"))
     s = np.asarray(scores, np.float64)
     if (got[..., below] != s[..., below]).any():
-        hints.append("entries below the diagonal were changed; they must come back unchanged, bit for bit")
+        hints.append(Hint("mask_changes_past",
+                          "entries below the diagonal were changed; they must come back unchanged, bit for bit"))
     return hints
 
 
@@ -84,24 +131,29 @@ def row_softmax(got, expected, scores):
     big = np.nanmax(np.abs(np.where(np.isfinite(scores), scores, 0)))
     if (np.isnan(got) | np.isinf(got)).any():
         if big > 80:
-            hints.append(f"overflow at large logits (|scores| up to {big:.3g}): exp overflows to inf and inf/inf "
-                         "is NaN; subtract each row's maximum before exp")
+            hints.append(Hint("softmax_overflow",
+                              f"overflow at large logits (|scores| up to {big:.3g}): exp overflows to inf and inf/inf "
+                              "is NaN; subtract each row's maximum before exp"))
         else:
-            hints.append("NaN or Inf in your result: a row with every entry -inf, or a division by zero?")
+            hints.append(Hint("nan_or_inf",
+                              "NaN or Inf in your result: a row with every entry -inf, or a division by zero?"))
     rows = np.sum(got, axis=-1)
     if got.ndim >= 2 and got.shape[-1] == got.shape[-2] and got.shape[-1] > 1:
         cols = np.sum(got, axis=-2)
         if np.allclose(cols, 1, atol=1e-3) and not np.allclose(rows, 1, atol=1e-3):
-            hints.append("softmax over the wrong axis: your columns sum to 1, the rows should "
-                         "(normalise over the last axis, axis=-1, with keepdims=True)")
+            hints.append(Hint("softmax_wrong_axis",
+                              "softmax over the wrong axis: your columns sum to 1, the rows should "
+                              "(normalise over the last axis, axis=-1, with keepdims=True)"))
             return hints
     if np.isfinite(rows).all() and not np.allclose(rows, 1, atol=1e-3):
         k = np.unravel_index(np.argmax(np.abs(rows - 1)), rows.shape)
-        hints.append(f"rows do not sum to 1 (row {tuple(int(v) for v in k)} sums to {rows[k]:.6g}): "
-                     "divide each row's exponentials by that row's sum")
+        hints.append(Hint("rows_not_normalised",
+                          f"rows do not sum to 1 (row {tuple(int(v) for v in k)} sums to {rows[k]:.6g}): "
+                          "divide each row's exponentials by that row's sum"))
     masked = np.isneginf(scores)
     if masked.any() and (got[masked] != 0).any():
-        hints.append(f"{int((got[masked] != 0).sum())} entries whose score is -inf did not become exactly 0")
+        hints.append(Hint("masked_not_zero",
+                          f"{int((got[masked] != 0).sum())} entries whose score is -inf did not become exactly 0"))
     return hints
 
 
@@ -109,8 +161,8 @@ def weighted_sum(got, expected, A, V):
     hints = []
     transposed = oracle.weighted_sum(np.swapaxes(A, -1, -2), V)
     if _matches(got, transposed):
-        hints.append("your result is A^T V: output[i] = sum_j A[i, j] V[j] uses row i of A; "
-                     "check for a transposed A or V (or a swapped einsum index)")
+        hints.append(Hint("weights_transposed", "your result is A^T V: output[i] = sum_j A[i, j] V[j] uses row i of A; "
+                                                "check for a transposed A or V (or a swapped einsum index)"))
     return hints
 
 
@@ -118,9 +170,9 @@ def batch_dims(error_message, ndim):
     """A hint for an exception raised on a batched (3-D or 4-D) input."""
     words = ("matmul", "mismatch", "shape", "broadcast", "align")
     if ndim > 2 and any(w in error_message for w in words):
-        return ("batch dims not handled: this input has leading batch dimensions. "
-                "K.T reverses every axis; transpose only the last two (np.swapaxes(K, -1, -2)) "
-                "and reduce over axis=-1")
+        return Hint("batch_dims", "batch dims not handled: this input has leading batch dimensions. "
+                    "K.T reverses every axis; transpose only the last two (np.swapaxes(K, -1, -2)) "
+                    "and reduce over axis=-1")
     return None
 
 
@@ -128,14 +180,18 @@ def kernel(got, expected, Q, K, V, order):
     hints = []
     got = np.asarray(got, np.float64)
     if np.isnan(got).any():
-        hints.append("NaN in O: an uninitialised read (shared memory starts as NaN here, cudaMalloc'd memory too), "
-                     "an overflowing exp, or a row that attends to nothing")
+        hints.append(Hint("kernel_nan",
+                          "NaN in O: an uninitialised read (shared memory starts as NaN here, cudaMalloc'd memory too), "
+                          "an overflowing exp, or a row that attends to nothing"))
     if order != "forward":
-        hints.append("if the kernel passes with threads in their usual order, its result depends on the order "
-                     "threads run in: a race; is a __syncthreads() missing between writing and reading shared memory?")
+        hints.append(Hint("kernel_race",
+                          "if the kernel passes with threads in their usual order, its result depends on the order "
+                          "threads run in: a race; is a __syncthreads() missing between writing and reading shared memory?"))
     unscaled = oracle.causal_attention(Q * np.sqrt(Q.shape[-1]), K, V)
     if _matches(got, unscaled):
-        hints.append("O matches attention without the 1/sqrt(d_k) scale: multiply dot(Q[i], K[j]) by 1.0f / sqrtf(d_k)")
+        hints.append(Hint("kernel_no_scale",
+                          "O matches attention without the 1/sqrt(d_k) scale: multiply dot(Q[i], K[j]) by 1.0f / sqrtf(d_k)"))
     elif _matches(got, oracle.attention_seeing_ahead(Q, K, V, 1)):
-        hints.append("the mask lets position i see position i + 1: skip every key j > i")
+        hints.append(Hint("kernel_mask_off_by_one",
+                          "the mask lets position i see position i + 1: skip every key j > i"))
     return hints

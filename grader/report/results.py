@@ -1,6 +1,7 @@
 """Writing results.json in Gradescope's autograder schema (score, tests[] with name, score, max_score,
 status, output, visibility, tags, extra_data). Public tests are `visible`; hidden ones `after_published`; each
-test's extra_data names the kind of its failure (`not_implemented`, `wrong_values`, `timed_out`, ...) or null."""
+test's extra_data names the kind of its failure (`not_implemented`, `wrong_values`, `timed_out`, ...) or null, the
+known mistakes recognised (`mistakes`: ids) and, for the kernel's ANDREA-120M run, `kernel_seconds`."""
 
 import json
 
@@ -21,7 +22,10 @@ def to_gradescope(run, *, execution_time):
             "visibility": VISIBILITY[r.suite],
             "tags": [r.exercise],
             # why it failed, as a kind (grader/common/failures.py), for tools that act on it without parsing text
-            "extra_data": {"failure": r.failure.name.lower() if r.failure is not None else None},
+            # and the known mistakes recognised (ids, grader/judge/hints.py MISTAKES and the kernel's diagnostics,
+            # grader/sandbox/replies.py), with any figures measured (the kernel's time): the class report counts them
+            "extra_data": {"failure": r.failure.name.lower() if r.failure is not None else None,
+                           "mistakes": list(r.mistakes), **r.data},
         })
     totals = exercise_totals(run.results)
     summary = "; ".join(f"{ex} {e:g}/{p:g}" for ex, (e, p, _) in totals.items())

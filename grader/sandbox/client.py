@@ -49,11 +49,10 @@ class Submission:
         self._call_timeout = timeout  # the limit of the call in flight (call() sets it)
         self._call_why = None  # where that limit comes from, in words, when it is not the default
         self._proc = self._capture = self._import_problem = self._sandbox = None
-        self._requests = self._replies = None  # pipe fds, set while a worker runs
-        self._faults = None  # kernel workers: the runtime's crash reports
+        self._requests = self._replies = self._faults = None  # pipe fds while a worker runs (kernels: crash reports)
+        self._diagnostics = []  # what the runtime's last crash report named (replies.kernel_diagnostics)
         self._timed_out = {}  # function -> why: a function that timed out once is not run again
-        self._read_source = read_source
-        self._forbidden, self._reaches = {}, {}  # function -> [(line, forbidden name)], functions it calls
+        self._read_source, self._forbidden, self._reaches = read_source, {}, {}  # what the judge read in the file
         self.warnings = ""  # kernel workers: the runtime's warnings from the last call
         self.cpu_limit = None  # CPU seconds of the next worker started (None: isolation.CPU_LIMIT)
 
@@ -168,7 +167,8 @@ class Submission:
         if header.get("untouched"):
             raise NotImplementedYet(f"{func}: not implemented yet (it left O untouched)")
         if header.get("launch_error"):
-            raise StudentCodeError(f"{func}: a kernel launch failed: {header['launch_error']}")
+            raise StudentCodeError(f"{func}: a kernel launch failed: {header['launch_error']}",
+                                   mistakes=replies.kernel_diagnostics(header["launch_error"]))
         warnings = header.get("warnings")
         self.warnings = warnings if isinstance(warnings, str) else ""
         seconds = header.get("seconds")
@@ -248,6 +248,7 @@ class Submission:
             name = replies.signal_name(code)
             words = f"your code crashed while {doing}: {replies.SIGNAL_WORDS.get(name, name)} ({name})"
             report = self._fault_report()
+            self._diagnostics = replies.kernel_diagnostics(report)
             return f"{words}\n{report}" if report else words
         return (f"your code ended the worker process (exit code {code}) while {doing}: "
                 "do not call sys.exit(), os._exit() or quit() in attention.py")
@@ -269,7 +270,8 @@ class Submission:
         self.close()  # the next call starts a fresh worker
         if output:
             message += f"\nyour code printed:\n{output}"
-        return kind(message)
+        mistakes, self._diagnostics = self._diagnostics, []  # from the runtime's crash report, not the output
+        return kind(message, mistakes=mistakes)
 
     def output_since_call(self):
         """What the student's code printed since the last call started, truncated."""

@@ -23,6 +23,33 @@ SIGNAL_WORDS = {"SIGSEGV": "segmentation fault", "SIGBUS": "bus error", "SIGFPE"
                  "SIGXCPU": f"killed: CPU time limit {isolation.CPU_LIMIT} s"}
 
 
+# What the CPU runtime (csrc/cuda_cpu) reports about a kernel, as the diagnostic ids results.json carries for the
+# class report: each id with the phrase the runtime's message starts or names it with. Read from the runtime's own
+# report (a launch error, a crash report), never from what the student's code printed; the kernel controls
+# (solutions/wrong/kernel_*.py, MISTAKE) check that each is recognised.
+KERNEL_DIAGNOSTICS = (
+    ("kernel_out_of_bounds", "out-of-bounds"),
+    ("kernel_out_of_bounds", "an address outside every buffer"),
+    ("kernel_out_of_bounds", "through a null pointer"),
+    ("kernel_divergent_barrier", "threads wait at different barriers"),
+    ("kernel_writes_input", "an input the kernel may only read"),
+    ("kernel_stack_overflow", "stack overflow"),
+)
+
+
+KERNEL_DIAGNOSTIC_NAMES = {
+    "kernel_out_of_bounds": "out-of-bounds access",
+    "kernel_divergent_barrier": "divergence: threads wait at different barriers",
+    "kernel_writes_input": "writes into an input",
+    "kernel_stack_overflow": "stack overflow",
+}
+
+
+def kernel_diagnostics(runtime_report):
+    """The diagnostic ids (KERNEL_DIAGNOSTICS) the CPU runtime's report names, once each."""
+    return list(dict.fromkeys(d for d, phrase in KERNEL_DIAGNOSTICS if phrase in runtime_report))
+
+
 def source_line(library, offset):
     """file:line of an instruction in a built kernel library (built with -g), via binutils' addr2line."""
     if not re.fullmatch(r"0x[0-9a-f]+", offset) or offset == "0x0" or shutil.which("addr2line") is None:

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.text import Text
 
 from grader.suite import collect
-from grader.report import scorecard
+from grader.report import results, scorecard
 from grader.common.layout import EXERCISES, ROOT, SUITE_PATHS
 from grader.student.notebook import SCORE_LINE
 from grader.suite.plugin import DEFAULT_TIMEOUT
@@ -133,7 +133,9 @@ def grade_plan(plan_file, timeout, expected=None, stagger=None):
                               problems=run.problems, isolation=run.isolation)
             text, verdict = _verdict(own, entry["submission"], entry["exercise"], list(suites),
                                      out.parent / "pictures")
-            out.write_text(json.dumps({"report": text, "verdict": verdict}) + "\n")
+            tests = results.to_gradescope(own, execution_time=0.0)["tests"]  # for the class's results.json
+            out.write_text(json.dumps({"report": text, "verdict": verdict, "tests": tests,
+                                       "isolation": run.isolation}) + "\n")
 
 
 def main(args):

@@ -25,6 +25,8 @@ class TestResult:
     notes: list = field(default_factory=list)  # shown even when the test passes (runtime warnings, nvcc usage)
     picture_kind: str = None  # the kind of input the test uses, when its picture needs one (@picture marker)
     picture_input: tuple = None  # a failing public test's input, cut for its picture: (function, arguments)
+    mistakes: list = field(default_factory=list)  # ids of the known mistakes recognised (grader/judge/hints.py)
+    data: dict = field(default_factory=dict)  # figures measured for tools (the kernel's time), not for reading
 
     @property
     def not_implemented(self):
@@ -89,6 +91,7 @@ class Collector:
             r.notes = [value for name, value in report.user_properties if name == "note"]
             r.picture_input = next((value for name, value in report.user_properties if name == "picture_input"),
                                    None)
+            r.data = next((value for name, value in report.user_properties if name == "data"), {})
         if report.skipped:
             r.skipped, r.points, r.passed = True, 0.0, True
             reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
@@ -96,6 +99,7 @@ class Collector:
         if report.failed:
             r.passed = False
             r.failure = dict(report.user_properties).get("failure")
+            r.mistakes = dict(report.user_properties).get("mistakes", [])
             if r.failure is not None:
                 r.message = str(report.longrepr)
             else:  # an unexpected exception in the grader's own test code: show it whole, flag it

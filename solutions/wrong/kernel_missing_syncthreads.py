@@ -3,6 +3,7 @@
 # every run reads tile rows not loaded yet (NaN here); only the nvcc compile check passes
 SCORES = {"cuda_kernel": 1}
 HINT = "NaN in O"
+MISTAKE = "kernel_nan"
 KERNEL_EDITS = [("""        }
         __syncthreads();
         // The warp's last lane""", """        }

@@ -5,5 +5,6 @@
 # has no thread past the last row: those two runs, the hidden ANDREA run and the nvcc check pass.
 SCORES = {"cuda_kernel": 4}
 HINT = "out-of-bounds write"
+MISTAKE = "kernel_out_of_bounds"
 KERNEL_EDITS = [("    if (i < T)\n        for (int d = 0; d < d_k; ++d) O[",
                  "    if (i <= T)\n        for (int d = 0; d < d_k; ++d) O[")]

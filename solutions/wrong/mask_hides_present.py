@@ -4,6 +4,7 @@
 # break causal_attention
 SCORES = {"apply_causal_mask": 0, "causal_attention": 0}
 HINT = "the mask hides the present"
+MISTAKE = "mask_hides_present"
 
 
 def apply_causal_mask(scores):

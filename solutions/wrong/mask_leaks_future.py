@@ -3,6 +3,7 @@
 # keeps T = 1 (no future to leak); the input-unchanged test needs the right answer too
 SCORES = {"apply_causal_mask": 1, "causal_attention": 0}
 HINT = "the mask leaks the future"
+MISTAKE = "mask_leaks_future"
 
 
 def apply_causal_mask(scores):

@@ -3,6 +3,7 @@
 # keeps nothing: the input-unchanged test needs the right answer too
 SCORES = {"scale_scores": 0, "causal_attention": 0}
 HINT = "divided by d_k instead of sqrt(d_k)"
+MISTAKE = "scaled_by_d_k"
 
 
 def scale_scores(Q, K):

@@ -3,6 +3,7 @@
 # keeps nothing: the input-unchanged test needs the right answer too
 SCORES = {"scale_scores": 0, "causal_attention": 0}
 HINT = "missing scale"
+MISTAKE = "missing_scale"
 
 
 def scale_scores(Q, K):

@@ -3,6 +3,7 @@
 # keeps the two 2-D cases (one head, T = 17 and T = 1023), where K.T is right
 SCORES = {"scale_scores": 2, "causal_attention": 0}
 HINT = "batch dims not handled"
+MISTAKE = "batch_dims"
 
 
 def scale_scores(Q, K):

@@ -4,6 +4,7 @@
 # exp(0) = 1 and exact zeros, so they sum to 1 anyway; the hidden large-logit tests repeat a row's maximum (sum 2)
 SCORES = {"row_softmax": 2, "causal_attention": 0}
 HINT = "rows do not sum to 1"
+MISTAKE = "rows_not_normalised"
 
 
 def row_softmax(scores):

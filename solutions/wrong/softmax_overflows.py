@@ -3,6 +3,7 @@
 # loses the large-logit tests (1 + 1 public, 2 + 2 hidden) and the flat-rows test (1)
 SCORES = {"row_softmax": 9}
 HINT = "overflow at large logits"
+MISTAKE = "softmax_overflow"
 
 
 def row_softmax(scores):

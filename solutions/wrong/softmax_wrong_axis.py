@@ -3,6 +3,7 @@
 # keeps T = 1; the input-unchanged test needs the right answer too
 SCORES = {"row_softmax": 1, "causal_attention": 0}
 HINT = "softmax over the wrong axis"
+MISTAKE = "softmax_wrong_axis"
 
 
 def row_softmax(scores):

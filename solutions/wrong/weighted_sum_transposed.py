@@ -3,6 +3,7 @@
 # keeps T = 1; the input-unchanged test needs the right answer too
 SCORES = {"weighted_sum": 1, "causal_attention": 0}
 HINT = "your result is A^T V"
+MISTAKE = "weights_transposed"
 
 
 def weighted_sum(A, V):

@@ -271,3 +271,22 @@ def test_validate_fails_a_wrong_exercise_naming_its_tests(course):
     out = proc.stdout + proc.stderr
     assert "VALIDATION FAILED" in out and "apply_causal_mask: " in out and "failing: test_" in out, out
     assert "row_softmax: " not in out.split("VALIDATION FAILED", 1)[1]  # only the wrong exercise's cell fails
+
+
+def test_the_class_report_is_built_from_the_autograded_results(course):
+    """Autograde leaves results.json per student (COURSE/results/); the report counts what they carry: the partial
+    student's leaking mask, the broken cell's kernel NaN, each total as nbgrader's grades.csv has it."""
+    course, _, _, _ = course
+    out = course / "report.html"
+    made = run_grader("report", "--course", course, "--out", out)
+    assert made.returncode == 0, made.stdout + made.stderr
+    totals = {s: json.loads((course / "results" / s / "results.json").read_text())["score"]
+              for s in (PERFECT, STUB, PARTIAL, BROKEN_CELL)}
+    grades = _grades(course)
+    assert all(totals[s] == grades[s] for s in totals), (totals, grades)
+    page = out.read_text()
+    leak = page.split("the mask leaks the future (j &gt; i not masked)</td>", 1)[1].split("</tr>", 1)[0]
+    assert f">{PARTIAL}<" in leak and f">{PERFECT}<" not in leak
+    assert (course / "results" / PARTIAL / "pictures" / "apply_causal_mask.png").is_file()
+    assert "NaN in the kernel" in page and f"href=\"feedback/{PARTIAL}/attention/attention.html\"" in page
+    assert "on time" in page  # no due date: nobody is late (extra_data.seconds_late, from the gradebook)
