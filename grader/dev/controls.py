@@ -206,12 +206,10 @@ def _callers(funcs):
 
 
 def exercises_changed(control):
-    """The exercises whose graded code differs from the reference's in this control, found by comparing the
-    built submission with the reference (never taken from the control's own word): a function that differs,
-    and every function that calls it (causal_attention calls the others); any other change in attention.py
-    (module-level code, a new helper) counts as changing every Python exercise; the kernel file, cuda_kernel.
-    Every other exercise runs the reference's own code on the same seeded inputs, so it scores what the
-    reference scores (full marks, shown by the reference control itself)."""
+    """The exercises whose graded code differs from the reference's, found by comparing the built submission with
+    it (not from the control's word): a changed function and its callers (causal_attention calls the others);
+    module-level code or a new helper: every Python exercise; the kernel file: cuda_kernel. Every other exercise
+    runs the reference's code on the same seeded inputs and scores what the reference control does."""
     if control in (REFERENCE_CONTROL, STUB_CONTROL):
         return set(EXERCISES)
     folder = build(control)

@@ -14,8 +14,7 @@ from grader.judge import memo
 from grader.common import records
 from grader.judge import oracle
 from grader.judge import tolerances as tol
-from grader.judge.compare import (WrongAnswer, assert_close, assert_unchanged, describe_mismatch, expect_array,
-                                  mismatch, wrong_elements)
+from grader.judge.compare import WrongAnswer, assert_close, assert_unchanged, expect_array, mismatch, wrong_elements
 from grader.common.failures import Kind, StudentRaised
 from grader.common.records import timed
 
@@ -233,10 +232,11 @@ def check_inputs_unchanged(student, func, named_args, *, what):
         if func == "row_softmax":  # as in check_row_softmax: -inf must give exactly 0
             wrong |= np.isneginf(sent[0]) & (got != 0)
         if wrong.any():
-            raise WrongAnswer(describe_mismatch(
-                got, expected, wrong, what=_label(func, what, sent[0]),
-                hints=[f"{func} left its inputs unchanged, but this point is earned only with the right answer too "
-                       "(a function that never reads its inputs leaves them unchanged as well)"]))
+            diagnosis = (hints.apply_causal_mask(got, *sent) if func == "apply_causal_mask"
+                         else getattr(hints, func)(got, expected, *sent))  # the mistake, named as its own tests do
+            raise mismatch(got, expected, wrong, what=_label(func, what, sent[0]), hints=[
+                *diagnosis, f"{func} left its inputs unchanged, but this point is earned only with the right answer "
+                            "too (a function that never reads its inputs leaves them unchanged as well)"])
 
 
 def check_compute_dk(student, d_model, n_head):
