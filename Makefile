@@ -12,7 +12,7 @@ SUITE ?= public
 ARGS ?=
 EX ?=
 
-.PHONY: cuda-samples grade test test-corpus test-class exercises controls bench venv system-deps clean help release autograde gradescope doctor needs
+.PHONY: dask-scheduler dask-worker cuda-samples grade test test-corpus test-class exercises controls bench venv system-deps clean help release autograde gradescope doctor needs
 
 help:
 	@echo "make grade [SUBMISSION=DIR] [SUITE=public|hidden|all]  grade a submission (default: exercises/)"
@@ -27,6 +27,8 @@ help:
 	@echo "make release                                            nbgrader course + student repository (build/)"
 	@echo "make autograde [JOBS=N] [ARGS=--collect]                (collect,) autograde build/course/submitted, feedback, grades.csv"
 	@echo "make gradescope                                         build/gradescope/autograder.zip"
+	@echo "make dask-scheduler [PORT=8786]                         a Dask cluster's scheduler, for batch --scheduler (docs/dask.md)"
+	@echo "make dask-worker SCHEDULER=tcp://HOST:8786 [WORKERS=N]  grade for a Dask cluster on this machine (docs/dask.md)"
 
 # The venv is rebuilt only when requirements.txt changes; pip skips what is already installed.
 $(STAMP): requirements.txt $(wildcard requirements/*.txt)
@@ -94,6 +96,18 @@ autograde: $(STAMP) needs
 
 gradescope: $(STAMP) needs
 	$(PY) -m grader gradescope
+
+# A Dask cluster for `batch --scheduler` (docs/dask.md). The scheduler loads the grader's tasks and the workers run
+# them, so both start from a checkout of this repository (PYTHONPATH), whose grader the instructor's batch compares
+# with its own before sending anything. A worker machine runs WORKERS processes, one grading each.
+PORT ?= 8786
+WORKERS ?= $(JOBS)
+dask-scheduler: $(STAMP)
+	PYTHONPATH=$(CURDIR) $(VENV)/bin/dask scheduler --port $(PORT) $(ARGS)
+
+dask-worker: $(STAMP) needs
+	@test -n "$(SCHEDULER)" || { echo "usage: make dask-worker SCHEDULER=tcp://HOST:8786 [WORKERS=N]" >&2; exit 2; }
+	PYTHONPATH=$(CURDIR) $(VENV)/bin/dask worker $(SCHEDULER) --nworkers $(WORKERS) --nthreads 1 $(ARGS)
 
 clean:
 	rm -rf $(VENV) build grade-report
