@@ -30,7 +30,6 @@ from grader.course import batch, jobs
 from grader.suite import stagger as staggering
 
 HIDDEN_SEED_FILE = "hidden_seed.txt"  # made on each machine: compared apart, sent with the tasks instead
-CONNECT_TIMEOUT = 30  # seconds to reach the scheduler
 WORKERS_TIMEOUT = 120  # seconds to wait for a first worker to join
 MAX_WAITING = 512  # students submitted at once (a thread each waits on its task)
 
@@ -83,9 +82,9 @@ def grade_on_worker(student, files, suite, timeout, digest, hidden_seed, require
     try:
         from distributed import get_worker
         me = get_worker()
-        at_once = jobs_by_host.get(me.address.rsplit(":", 1)[0], me.state.nthreads)
+        at_once, where = jobs_by_host.get(me.address.rsplit(":", 1)[0], me.state.nthreads), me.address
     except (ImportError, ValueError):  # not on a Dask worker (called directly)
-        at_once = 1
+        at_once, where = 1, host
     with tempfile.TemporaryDirectory(prefix="dask-grade-") as tmp:
         folder = Path(tmp) / "submission" / student
         folder.mkdir(parents=True)
@@ -96,7 +95,7 @@ def grade_on_worker(student, files, suite, timeout, digest, hidden_seed, require
         outcome = batch.grade_student(folder, out, suite, timeout, at_once, None, stagger, env=env,
                                       preexec_fn=_pdeathsig())
         produced = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
-    return Graded(student, outcome.ok, outcome.note, produced, str(out), host)
+    return Graded(student, outcome.ok, outcome.note, produced, str(out), where)
 
 
 def _connect(address):
@@ -105,7 +104,7 @@ def _connect(address):
     except ImportError:
         raise ClusterProblem("--scheduler needs dask.distributed: make venv installs it (requirements/course.txt)")
     try:
-        client = Client(address, timeout=CONNECT_TIMEOUT)
+        client = Client(address)  # within dask's distributed.comm.timeouts.connect (30 s unless set)
     except (OSError, TimeoutError) as exc:
         raise ClusterProblem(f"cannot reach the Dask scheduler at {address}: {exc}")
     try:
