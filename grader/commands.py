@@ -42,7 +42,7 @@ COMMANDS = (
     Command("autograde", "grader.course.autograde", INSTRUCTOR,
             "autograde every nbgrader submission in parallel, then feedback and grades.csv (make autograde)"),
     Command("batch", "grader.course.batch", INSTRUCTOR,
-            "grade a folder of student folders in parallel into results.json files and grades.csv"),
+            "grade a folder of student folders, here or on a Dask cluster, into results.json files and grades.csv"),
     Command("gradescope", "grader.course.gradescope", INSTRUCTOR,
             "build the Gradescope autograder zip (make gradescope)"),
     Command("leaks", "grader.course.leaks", INSTRUCTOR, "scan folders for solution code, hidden tests and seeds"),
