@@ -7,7 +7,7 @@ DIR/<student>/ holds attention.py (and microgpt_cuda.cu). Each student is graded
 written by that process into a private folder and moved to OUT/<student>/results.json by this one, so nothing
 a submission writes next to itself or in its working directory is taken for a result. Then OUT/grades.csv:
 one row per student, one column per exercise. Reruns skip students whose folder and grader are unchanged.
-With --scheduler, each grading is a task on a Dask cluster's workers instead (grader/course/dask_batch.py).
+With --scheduler, each grading is a task on a Dask cluster's workers instead (grader/course/dask_cluster.py).
 """
 
 import csv
@@ -128,10 +128,10 @@ def main(args):
     stamps = jobs.Stamps(out / ".stamps")
     started = time.perf_counter()
     if args.scheduler:
-        from grader.course import dask_batch
+        from grader.course import dask_cluster
         try:
-            outcomes = dask_batch.grade_class(args, folder, out, students, stamps, grader)
-        except dask_batch.ClusterProblem as problem:
+            outcomes = dask_cluster.grade_class(args, folder, out, students, stamps, grader)
+        except dask_cluster.ClusterProblem as problem:
             print(f"grader: {problem}", file=sys.stderr)
             return 2
         return _summary(out, students, outcomes, started)
