@@ -1,6 +1,7 @@
 """`python -m grader batch --scheduler`: a class graded on a real Dask LocalCluster of 2 worker processes (one
 grading each), one worker killed while it grades; every student must still get the points its control states
-(the scores `make controls` and `batch --jobs 2` give: tests/self/test_controls.py), and a rerun skips them all."""
+(the scores `make controls` and `batch --jobs 2` give: tests/self/test_controls.py), and a rerun skips them all.
+(`autograde --scheduler` sends its test cells' gradings through the same Cluster: docs/dask.md.)"""
 
 import json
 import os
@@ -20,8 +21,13 @@ from grader.course import dask_cluster
 from grader.dev import controls
 from helpers import ROOT
 
-# the reference (full marks), the stubs (0) and a known-wrong submission: a few controls keep the test short
-CLASS = ("reference", "stubs", "softmax_wrong_axis")
+# a known-wrong submission (its exercises' points, full marks in the others) and the corpus's submission that sleeps
+# 60 s at import (0 for every Python exercise, the kernel in full): its worker is killed while its grading waits in
+# silence on the sleeping import, so the grading process outlives the worker only if nothing kills it (its pipe to
+# the dead worker would end it only at its next line of output, when the call times out: CALL_TIMEOUT)
+CLASS = ("softmax_wrong_axis", "slow_import")
+KILLED = "slow_import"
+CALL_TIMEOUT = 10
 BATCH_TIMEOUT = 600
 
 
@@ -32,44 +38,49 @@ def _declared_scores(control, maximum):
 
 @pytest.fixture(scope="module")
 def cluster():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as local, \
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as local, \
             Client(local) as client:
         yield local, client
 
 
-def _kill_a_worker_mid_task(client, proc):
-    """Wait until a grading has run 3 s on some worker, then SIGKILL that worker's process.
-    Returns (student, worker address, the processes it had started that are still alive 10 s later)."""
-    started = {}
+def _cmdline(process):
+    try:
+        return " ".join(process.cmdline())
+    except psutil.Error:  # gone meanwhile
+        return ""
+
+
+def _kill_a_worker_mid_task(client, proc, student):
+    """Wait until student's grading has a sandbox worker (importing the submission), then SIGKILL the Dask worker
+    running it. Returns (its address, the command lines of the processes it had started still alive 5 s later)."""
     while proc.poll() is None:
         for address, keys in client.processing().items():
-            for key in keys:
-                started.setdefault((address, key), time.monotonic())
-                if time.monotonic() - started[(address, key)] >= 3:
-                    pid = client.run(os.getpid, workers=[address])[address]
+            if any(k.startswith(f"grade-{student}-") for k in keys):
+                pid = client.run(os.getpid, workers=[address])[address]
+                children = psutil.Process(pid).children(recursive=True)
+                if any("sandbox/worker.py" in _cmdline(c) for c in children):
+                    time.sleep(1)  # in the import's sleep: CALL_TIMEOUT - 1 s of silence left
                     children = psutil.Process(pid).children(recursive=True)
-                    assert any("grade" in c.cmdline() for c in children), "no grading process on the worker"
                     os.kill(pid, signal.SIGKILL)
-                    _, alive = psutil.wait_procs(children, timeout=10)
-                    student = re.match(r"grade-(.+)-[0-9a-f]{8}$", key).group(1)
-                    return student, address, alive
+                    _, alive = psutil.wait_procs(children, timeout=5)
+                    return address, [_cmdline(c) or f"pid {c.pid}" for c in alive]
         time.sleep(0.2)
-    pytest.fail("the batch ended before any grading ran 3 s")
+    pytest.fail(f"the batch ended before {student}'s grading started a sandbox worker")
 
 
 @pytest.fixture(scope="module")
 def graded(cluster, tmp_path_factory):
     local, client = cluster
     top = tmp_path_factory.mktemp("dask")
-    known = {c.name: c for c in controls.all_controls()}
+    known = {c.name: c for c in controls.all_controls() + controls.corpus_controls()}
     for name in CLASS:
         shutil.copytree(controls.build(known[name]), top / "class" / name,
                         ignore=lambda d, names: [n for n in names if n not in (SUBMISSION_FILE, "microgpt_cuda.cu")])
     cmd = [sys.executable, "-m", "grader", "batch", str(top / "class"), "--scheduler", local.scheduler_address,
-           "--suite", "all"]
+           "--suite", "all", "--timeout", str(CALL_TIMEOUT)]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        killed = _kill_a_worker_mid_task(client, proc)
+        killed = _kill_a_worker_mid_task(client, proc, KILLED)
         out, err = proc.communicate(timeout=BATCH_TIMEOUT)
     finally:
         proc.kill()
@@ -96,14 +107,15 @@ def test_every_student_gets_its_controls_score_on_the_cluster(graded):
 
 
 def test_a_killed_worker_s_student_is_graded_elsewhere_and_its_grading_dies_with_it(graded, cluster):
-    results, (student, address, alive), (code, out, _), _, _ = graded
+    results, (address, alive), (code, out, _), _, _ = graded
+    student = KILLED
     _, client = cluster
     assert address not in client.scheduler_info(n_workers=-1)["workers"]  # the killed worker is gone
     line = next(line for line in out.splitlines() if re.match(rf"\[\d/\d\] {student}: ", line))
     assert "done" in line and address not in line, line  # graded to the end by another worker
     assert json.loads((results / student / "results.json").read_text())["tests"]
     # the grading process the killed worker had started died with it (PR_SET_PDEATHSIG), and its box with it
-    assert alive == [], [p.cmdline() for p in alive]
+    assert alive == []
 
 
 def test_a_rerun_skips_every_graded_student(graded):
