@@ -1,6 +1,6 @@
 """`python -m grader batch --scheduler`: a class graded on a real Dask LocalCluster of 2 worker processes (one
 grading each), one worker killed while it grades; every student must still get the points its control states
-(the scores `make controls` and `batch --jobs 2` give: tests/self/test_controls.py), and a rerun skips them all.
+(the points local grading gives: tests/self/test_controls.py, test_adversarial.py), and a rerun skips them all.
 (`autograde --scheduler` sends its test cells' gradings through the same Cluster: docs/dask.md.)"""
 
 import json
