@@ -195,8 +195,7 @@ class Cluster:
         """batch's grade_student, on the cluster: out/ gets what it would have got; the Outcome."""
         files = {n: (folder / n).read_bytes() for n in batch.SUBMISSION_FILES if (folder / n).is_file()}
         graded = self._run(grade_student_on_worker, folder.name, folder.name, files, suite, timeout, stagger)
-        if graded.files:
-            _write(out, graded)
+        _write(out, graded)  # nothing sent back: the old results go, as a failed local grading's do
         return jobs.Outcome(folder.name, graded.ok, note=", on ".join(filter(None, (graded.note, graded.worker))))
 
     def grade_plan(self, verdicts, entries, timeout, name="plan"):
