@@ -170,7 +170,8 @@ def dask_bench(args):
             LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         tmp = Path(tmp)
         make_class(tmp / "class", args.students)
-        options = {local: ["--jobs", "2", "--share-expected", "off"], dask_way: ["--scheduler", cluster.scheduler_address]}
+        options = {local: ["--jobs", "2", "--share-expected", "off"],
+                   dask_way: ["--scheduler", cluster.scheduler_address]}
         cuda_build.CACHE.mkdir(parents=True, exist_ok=True)
         cached_before = set(os.listdir(cuda_build.CACHE))
         try:
