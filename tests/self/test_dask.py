@@ -17,7 +17,7 @@ import pytest
 from distributed import Client, LocalCluster
 
 from grader.common.layout import EXERCISES, SUBMISSION_FILE
-from grader.course import dask_cluster
+from grader.course import dask_tasks
 from grader.dev import controls
 from helpers import ROOT
 
@@ -126,8 +126,8 @@ def test_a_rerun_skips_every_graded_student(graded):
 
 def test_a_worker_with_another_grader_grades_nothing():
     """A worker whose checkout differs would grade by other rules: it refuses and says what to do."""
-    settings = dask_cluster.Settings(digest="0" * 64, hidden_seed=None, require_isolation=False, at_once={})
-    graded = dask_cluster.grade_student_on_worker("someone", {SUBMISSION_FILE: b"x = 1\n"}, "public", 10.0, None,
+    settings = dask_tasks.Settings(digest="0" * 64, hidden_seed=None, require_isolation=False, at_once={})
+    graded = dask_tasks.grade_student_on_worker("someone", {SUBMISSION_FILE: b"x = 1\n"}, "public", 10.0, None,
                                                   settings)
     assert not graded.ok and graded.files == {}
     assert "differs from the instructor's grader: update it to the same commit" in graded.note
