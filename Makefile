@@ -12,7 +12,7 @@ SUITE ?= public
 ARGS ?=
 EX ?=
 
-.PHONY: report test-browser browser-deps cuda-samples grade test test-corpus test-class exercises controls bench venv system-deps clean help release autograde gradescope doctor needs
+.PHONY: report test-browser browser-deps dask-scheduler dask-worker cuda-samples grade test test-corpus test-class exercises controls bench venv system-deps clean help release autograde gradescope doctor needs
 
 help:
 	@echo "make grade [SUBMISSION=DIR] [SUITE=public|hidden|all]  grade a submission (default: exercises/)"
@@ -29,6 +29,8 @@ help:
 	@echo "make gradescope                                         build/gradescope/autograder.zip"
 	@echo "make report [RESULTS=DIR]                               the class report (build/course/report.html)"
 	@echo "make test-browser                                       the report and the notebook in headless chromium"
+	@echo "make dask-scheduler [PORT=8786]                         a Dask cluster's scheduler, for batch --scheduler (docs/dask.md)"
+	@echo "make dask-worker SCHEDULER=tcp://HOST:8786 [WORKERS=N]  grade for a Dask cluster on this machine (docs/dask.md)"
 
 # The venv is rebuilt only when requirements.txt changes; pip skips what is already installed.
 $(STAMP): requirements.txt $(wildcard requirements/*.txt)
@@ -114,6 +116,18 @@ browser-deps:
 test-browser: $(STAMP) system-deps browser-deps
 	GRADER_BROWSER_TEST=1 $(PY) -m pytest tests/self/test_browser_report.py tests/self/test_browser_notebook.py \
 	  -p no:cacheprovider $(ARGS)
+
+# A Dask cluster for `batch --scheduler` (docs/dask.md). The scheduler loads the grader's tasks and the workers run
+# them, so both start from a checkout of this repository (PYTHONPATH), whose grader the instructor's batch compares
+# with its own before sending anything. A worker machine runs WORKERS processes, one grading each.
+PORT ?= 8786
+WORKERS ?= $(JOBS)
+dask-scheduler: $(STAMP)
+	PYTHONPATH=$(CURDIR) $(VENV)/bin/dask scheduler --port $(PORT) $(ARGS)
+
+dask-worker: $(STAMP) needs
+	@test -n "$(SCHEDULER)" || { echo "usage: make dask-worker SCHEDULER=tcp://HOST:8786 [WORKERS=N]" >&2; exit 2; }
+	PYTHONPATH=$(CURDIR) $(VENV)/bin/dask worker $(SCHEDULER) --nworkers $(WORKERS) --nthreads 1 $(ARGS)
 
 clean:
 	rm -rf $(VENV) build grade-report

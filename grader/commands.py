@@ -42,7 +42,7 @@ COMMANDS = (
     Command("autograde", "grader.course.autograde", INSTRUCTOR,
             "autograde every nbgrader submission in parallel, then feedback and grades.csv (make autograde)"),
     Command("batch", "grader.course.batch", INSTRUCTOR,
-            "grade a folder of student folders in parallel into results.json files and grades.csv"),
+            "grade a folder of student folders, here or on a Dask cluster, into results.json files and grades.csv"),
     Command("report", "grader.report.class_report", INSTRUCTOR,
             "the class report: one HTML file from every results.json of a graded class (make report)"),
     Command("gradescope", "grader.course.gradescope", INSTRUCTOR,

@@ -1,7 +1,7 @@
 """`make autograde`: autograde every submitted/<student>/<assignment> with nbgrader, in parallel, then feedback and
 grades.csv.
 
-    python -m grader autograde [--course build/course] [--jobs N] [--force] [--collect]
+    python -m grader autograde [--course build/course] [--jobs N | --scheduler tcp://HOST:8786] [--force] [--collect]
 
 - With --collect, first `nbgrader collect ASSIGNMENT --update`: each student's latest submission in nbgrader's
   exchange (the course's Exchange.root) into submitted/, replacing an older one.
@@ -11,6 +11,8 @@ grades.csv.
   its writes are short, and a run that still meets "database is locked" is retried.
 - Resumable: a student whose submission, course source and grader are unchanged since a successful autograde
   is skipped (stamps in COURSE/.autograde-stamps/ASSIGNMENT/); --force regrades everyone.
+- With --scheduler, each student's test cells are graded (pregrade's one process) on a Dask cluster's workers,
+  the verdicts sent back; nbgrader still runs here, on the gradebook here (grader/course/dask_cluster.py).
 - Then `nbgrader generate_feedback` (hidden tests removed by the course's config), and each feedback folder is
   reduced to its HTML: nbgrader also copies the assignment's other files there. A leak scan of feedback/ fails
   the command if anything the student must not see is left.
@@ -30,7 +32,7 @@ from pathlib import Path
 
 from grader.common import environment
 from grader.common.layout import EXERCISES
-from grader.course import jobs
+from grader.course import dask_cluster, jobs
 from grader.sandbox import isolation
 from grader.student import notebook
 from grader.course import pregrade
@@ -49,6 +51,9 @@ def add_arguments(parser):
     parser.add_argument("--assignment", default=ASSIGNMENT, help="assignment name (default: %(default)s)")
     parser.add_argument("--jobs", type=int, default=environment.cores(),
                         help="students autograded at once (default: the cores, %(default)s)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="grade the test cells on a Dask cluster: its scheduler's address (tcp://HOST:8786; "
+                             "docs/dask.md); --jobs is then the cluster's own (default: local processes)")
     parser.add_argument("--force", action="store_true", help="regrade unchanged submissions too")
     parser.add_argument("--collect", action="store_true", help="first collect the latest submissions from "
                         "nbgrader's exchange (nbgrader collect --update)")
@@ -66,13 +71,15 @@ def collect(course, assignment):
     return None
 
 
-def autograde_one(course, assignment, student, jobs_at_once=1, expected=None, stagger=None):
+def autograde_one(course, assignment, student, jobs_at_once=1, expected=None, stagger=None, cluster=None):
     env = environment.thread_env(jobs_at_once)
     with tempfile.TemporaryDirectory(prefix="verdicts-") as verdicts:
         # every test cell's verdict, graded in one process before nbgrader runs the notebook (grader/course/pregrade.py)
+        elsewhere = cluster and (lambda v, entries, timeout: cluster.grade_plan(v, entries, timeout, name=student))
         graded = [entry for path in sorted((Path(course) / "submitted" / student / assignment).glob("*.ipynb"))
                   for entry in pregrade.pregrade(path, verdicts, env=env, expected=expected, stagger=stagger,
-                                                 cells_kept=pregrade.runnable(str(course), assignment, path.stem))]
+                                                 cells_kept=pregrade.runnable(str(course), assignment, path.stem),
+                                                 elsewhere=elsewhere)]
         planned = len(graded)
         write_results(Path(course) / "results" / student, graded)
         outcome = _autograde(course, assignment, student, dict(env, GRADER_VERDICTS=verdicts))
@@ -186,17 +193,27 @@ def main(args):
     source_and_grader = jobs.tree_hash(course / "source" / args.assignment) + jobs.grader_hash()
     stamps = jobs.Stamps(course / ".autograde-stamps" / args.assignment)
     started = time.perf_counter()
-    print(f"autograding {len(students)} submissions of {args.assignment}, {args.jobs} at a time")
-    place_in_first_wave = staggering.first_wave(args.jobs)
+    try:
+        cluster = dask_cluster.connect(args.scheduler, hidden=True)  # None: grading stays local
+    except dask_cluster.ClusterProblem as problem:
+        print(f"grader: {problem}", file=sys.stderr)
+        return 2
+    at_once = cluster.threads if cluster else args.jobs
+    print(f"autograding {len(students)} submissions of {args.assignment}, {at_once} at a time"
+          + (f" on the Dask cluster at {args.scheduler}" if cluster else ""))
+    place_in_first_wave = staggering.first_wave(at_once)
 
     def autograde(student):
-        return autograde_one(course, args.assignment, student, args.jobs, expected, stagger=place_in_first_wave())
+        return autograde_one(course, args.assignment, student, args.jobs, expected, stagger=place_in_first_wave(),
+                             cluster=cluster)
 
-    with shared_expected.class_folder(args.share_expected) as expected:  # shared by the class
+    with shared_expected.class_folder("off" if cluster else args.share_expected) as expected:  # shared by the class
         outcomes = jobs.run_all(
-            students, autograde, jobs=args.jobs,
+            students, autograde, jobs=at_once,
             stamps=stamps, force=args.force, what="autograde",
             digest_of=lambda s: jobs.tree_hash(course / "submitted" / s / args.assignment) + source_and_grader)
+    if cluster:
+        cluster.close()
     failed = [o.student for o in outcomes if not o.ok]
     print(f"autograde: {len(students) - len(failed)} of {len(students)} ok in {time.perf_counter() - started:.1f} s"
           + (f"; failed: {', '.join(failed)}" if failed else ""))

@@ -1,12 +1,13 @@
 """`python -m grader batch DIR`: grade a folder of student folders (no notebooks) into results and grades.csv.
 
-    python -m grader batch DIR [--out OUT] [--jobs N] [--suite all] [--force]
+    python -m grader batch DIR [--out OUT] [--jobs N | --scheduler tcp://HOST:8786] [--suite all] [--force]
 
 DIR/<student>/ holds attention.py (and microgpt_cuda.cu). Each student is graded by its own
 `python -m grader grade` process, --jobs at a time, on a private copy of the folder; its results.json is
 written by that process into a private folder and moved to OUT/<student>/results.json by this one, so nothing
 a submission writes next to itself or in its working directory is taken for a result. Then OUT/grades.csv:
 one row per student, one column per exercise. Reruns skip students whose folder and grader are unchanged.
+With --scheduler, each grading is a task on a Dask cluster's workers instead (grader/course/dask_cluster.py).
 """
 
 import csv
@@ -34,6 +35,10 @@ def add_arguments(parser):
     parser.add_argument("--out", help="where results go (default: FOLDER-results next to FOLDER)")
     parser.add_argument("--jobs", type=int, default=environment.cores(),
                         help="students graded at once (default: the cores, %(default)s)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="grade on a Dask cluster: the address of its scheduler (tcp://HOST:8786), each worker "
+                             "started from its own checkout of this repository (docs/dask.md); --jobs is then the "
+                             "cluster's own (default: local processes)")
     parser.add_argument("--suite", choices=["public", "hidden", "all"], default="all",
                         help="graded suites (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call into student code")
@@ -41,8 +46,10 @@ def add_arguments(parser):
     shared_expected.add_argument(parser)
 
 
-def grade_student(folder, out, suite, timeout, jobs_at_once=1, expected=None, stagger=None):
-    """Grade one student folder in a subprocess; write out/results.json and out/scorecard.txt."""
+def grade_student(folder, out, suite, timeout, jobs_at_once=1, expected=None, stagger=None, env=None,
+                  preexec_fn=None):
+    """Grade one student folder in a subprocess; write out/results.json and out/scorecard.txt.
+    env: variables added to the grading's environment; preexec_fn: run in the child before it starts."""
     student = folder.name
     with tempfile.TemporaryDirectory(prefix="batch-") as private:
         copy = Path(private) / "submission"
@@ -59,7 +66,8 @@ def grade_student(folder, out, suite, timeout, jobs_at_once=1, expected=None, st
                                *(["--expected-cache", str(expected)] if expected else []),
                                *(["--stagger", stagger] if stagger else [])],
                               cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                              env=environment.thread_env(jobs_at_once))
+                              env=dict(environment.thread_env(jobs_at_once), **(env or {})),
+                              preexec_fn=preexec_fn)
         out.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(out / "pictures", ignore_errors=True)
         if pictures.is_dir():  # the failing exercises' pictures, named in the scorecard
@@ -119,6 +127,14 @@ def main(args):
     grader = jobs.grader_hash() + args.suite
     stamps = jobs.Stamps(out / ".stamps")
     started = time.perf_counter()
+    if args.scheduler:
+        from grader.course import dask_cluster
+        try:
+            outcomes = dask_cluster.grade_class(args, folder, out, students, stamps, grader)
+        except dask_cluster.ClusterProblem as problem:
+            print(f"grader: {problem}", file=sys.stderr)
+            return 2
+        return _summary(out, students, outcomes, started)
     print(f"grading {len(students)} students in {folder}, {args.jobs} at a time ({args.suite} suites)")
     # expected answers are computed by the first grading that needs them and shared with the rest (private to
     # this run: mkdtemp's folder is 0700, out of the workers' reach)
@@ -132,8 +148,16 @@ def main(args):
         outcomes = jobs.run_all(
             students, grade_one,
             jobs=args.jobs, stamps=stamps, force=args.force, what="grading",
-            digest_of=lambda s: jobs.tree_hash(*(folder / s / n for n in SUBMISSION_FILES
-                                                 if (folder / s / n).is_file())) + grader)
+            digest_of=lambda s: submission_digest(folder / s) + grader)
+    return _summary(out, students, outcomes, started)
+
+
+def submission_digest(student_folder):
+    """What a rerun compares, besides the grader: the files graded."""
+    return jobs.tree_hash(*(student_folder / n for n in SUBMISSION_FILES if (student_folder / n).is_file()))
+
+
+def _summary(out, students, outcomes, started):
     grades = write_grades(out, students)
     failed = [o.student for o in outcomes if not o.ok]
     print(f"{len(students) - len(failed)} of {len(students)} graded in {time.perf_counter() - started:.1f} s; "

@@ -91,14 +91,18 @@ def plan(notebook_path, verdicts, cells_kept=None):
     return out
 
 
-def pregrade(notebook_path, verdicts, env=None, expected=None, cells_kept=None, stagger=None):
+def pregrade(notebook_path, verdicts, env=None, expected=None, cells_kept=None, stagger=None, elsewhere=None):
     """Grade every test cell's answers of notebook_path into verdicts/; return the entries graded (none when the
     grading process failed or ran past its time: every cell then grades by itself).
 
-    stagger (k, n): start k/n of the way through the exercises (grader/suite/stagger.py), as batch's --stagger does."""
+    stagger (k, n): start k/n of the way through the exercises (grader/suite/stagger.py), as batch's --stagger does.
+    elsewhere(verdicts, entries, timeout) -> bool: grades the entries instead of a local process (a Dask cluster,
+    grader/course/dask_cluster.py)."""
     entries = plan(notebook_path, verdicts, cells_kept)
     if not entries:
         return []
+    if elsewhere is not None:
+        return entries if elsewhere(verdicts, entries, len(entries) * notebook.CELL_TIMEOUT) else []
     plan_file = Path(verdicts) / "plan.json"
     plan_file.write_text(json.dumps(entries, indent=1))
     cmd = [sys.executable, "-m", "grader", "cell", "--plan", str(plan_file)]

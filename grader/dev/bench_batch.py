@@ -1,5 +1,7 @@
 """`python -m grader bench-batch` (part of make bench): a class of N submissions graded by
-`python -m grader batch --jobs 2` against `--jobs 1`, and the per-student time against one `make grade`.
+`python -m grader batch --jobs 2` against `--jobs 1`, and the per-student time against one `make grade`
+(`--only jobs`); then the same class on a Dask LocalCluster of 2 worker processes (`batch --scheduler`) against
+`--jobs 2`, side by side in alternating order (`--only dask`; target: within DASK_TARGET of --jobs 2).
 
 The class is the reference and the known-wrong controls in turn (each a distinct folder: no result is reused;
 every student's kernel file is their own, so each run builds and checks all 20 cold, as for a real class).
@@ -22,6 +24,7 @@ from grader.cuda import build as cuda_build
 from grader.common.layout import ROOT
 
 TARGET = 1.7
+DASK_TARGET = 1.15  # issue 18: the class on a 2-worker LocalCluster within 1.15x of --jobs 2's time
 
 
 def add_arguments(parser):
@@ -31,6 +34,9 @@ def add_arguments(parser):
     parser.add_argument("--rounds", type=int, default=2,
                         help="rounds of one --jobs 1 and one --jobs 2 run, in alternating order (1 2, 2 1, ...) so "
                              "that a drift in the machine's speed hits both alike (default: %(default)s)")
+    parser.add_argument("--only", choices=("jobs", "dask"), action="append",
+                        help="run only this part: --jobs 2 against --jobs 1, or a Dask LocalCluster against "
+                             "--jobs 2 (repeatable; default: both)")
 
 
 def make_class(folder, n):
@@ -102,6 +108,12 @@ def ceiling(code, repeat=3):
 
 
 def main(args):
+    parts = {"jobs": jobs_bench, "dask": dask_bench}
+    results = [parts[p](args) for p in parts if p in (args.only or parts)]
+    return 0 if all(results) else 1
+
+
+def jobs_bench(args):
     py = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -139,4 +151,54 @@ def main(args):
     print("cores busy on average (CPU seconds / wall seconds): " + ", ".join(
         f"--jobs {j} {sum(cpu[j]) / sum(walls[j]):.2f} ({sum(cpu[j]) / len(cpu[j]) / n:.1f} CPU s per student)"
         for j in (1, 2)))
-    return 0 if ratio >= TARGET else 1
+    return ratio >= TARGET
+
+
+def dask_bench(args):
+    """The class graded by `batch --jobs 2` and by `batch --scheduler` on a LocalCluster of 2 worker processes
+    (one grading each), alternating which goes first, every kernel file new in each run; medians and the ratio."""
+    from distributed import LocalCluster
+    from rich.console import Console
+    from rich.table import Table
+    py = sys.executable
+    # the Dask workers take expected answers from the machine's cache (grader/judge/shared_expected.py), as --jobs 2
+    # does with --share-expected off (by default it shares a class folder made for the run, which computes them
+    # again): so the ratio is what Dask itself costs
+    dask_way, local = "--scheduler (LocalCluster, 2 workers x 1 thread)", "--jobs 2 --share-expected off"
+    ways = {local: [], dask_way: []}
+    with tempfile.TemporaryDirectory() as tmp, \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        tmp = Path(tmp)
+        make_class(tmp / "class", args.students)
+        options = {local: ["--jobs", "2", "--share-expected", "off"],
+                   dask_way: ["--scheduler", cluster.scheduler_address]}
+        cuda_build.CACHE.mkdir(parents=True, exist_ok=True)
+        cached_before = set(os.listdir(cuda_build.CACHE))
+        try:
+            for r in range(args.rounds):
+                for i, way in enumerate(list(ways)[::1 if r % 2 == 0 else -1]):
+                    kernels_of_their_own(tmp / "class", f"dask-{r}-{i}")
+                    ways[way].append(timed([py, "-m", "grader", "batch", str(tmp / "class"), "--out",
+                                            str(tmp / f"out{i}"), "--suite", args.suite, "--force",
+                                            *options[way]]))
+        finally:
+            forget_new_builds(cached_before)
+    medians = {way: statistics.median(walls) for way, walls in ways.items()}
+    ratio = medians[dask_way] / medians[local]
+    table = Table(title=f"a class of {args.students} ({args.suite} suite), batch --jobs 2 against a Dask "
+                        f"LocalCluster, {args.rounds} rounds in alternating order (s)", title_justify="left")
+    table.add_column("batch")
+    for r in range(args.rounds):
+        table.add_column(f"round {r + 1}", justify="right")
+    table.add_column("median", justify="right")
+    table.add_column("per student", justify="right")
+    for way, walls in ways.items():
+        table.add_row(way, *(f"{w:.1f}" for w in walls), f"{medians[way]:.1f}",
+                      f"{medians[way] / args.students:.1f}")
+    table.add_row("ratio (Dask / --jobs 2)", *(f"{d / w:.2f}x" for w, d in zip(ways[local], ways[dask_way])),
+                  f"{ratio:.2f}x", "")
+    Console(highlight=False).print(table)
+    ok = ratio <= DASK_TARGET
+    print(f"Dask LocalCluster against --jobs 2, both with the machine's expected answers: {ratio:.2f}x, "
+          f"{'meets' if ok else 'MISSES'} the {DASK_TARGET}x target")
+    return ok
