@@ -16,6 +16,8 @@ from grader.common.layout import KERNEL_FILE, ROOT, SUBMISSION_FILE
 STUDENT_PACKAGES = ("common", "sandbox", "cuda", "judge", "suite", "report", "student")
 STUDENT_MODULES = ("__init__.py", "__main__.py", "commands.py")
 RUNTIME_INSTRUCTOR_ONLY = {"attention_loops.cpp"}  # the plain-loops baseline of make bench: a whole solution
+# the class report (python -m grader report) reads a whole class's results: the instructor's, not in a student's copy
+INSTRUCTOR_ONLY_MODULES = ("class_report.py", "class_results.py", "report_plots.py")
 STUDENT_README = ROOT / "docs" / "student" / "README.md"
 
 
@@ -27,7 +29,7 @@ def copy_student_grader(dest):
         shutil.copy2(ROOT / "grader" / name, dest / "grader" / name)
     for package in STUDENT_PACKAGES:
         shutil.copytree(ROOT / "grader" / package, dest / "grader" / package, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("__pycache__"))
+                        ignore=shutil.ignore_patterns("__pycache__", *INSTRUCTOR_ONLY_MODULES))
     shutil.copytree(ROOT / "tests" / "public", dest / "tests" / "public",
                     ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
     shutil.copytree(ROOT / "csrc" / "cuda_cpu", dest / "csrc" / "cuda_cpu", dirs_exist_ok=True,
