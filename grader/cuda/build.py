@@ -7,6 +7,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -19,10 +20,14 @@ RUNTIME = ROOT / "csrc" / "cuda_cpu"
 CACHE = CACHE_ROOT / "kernels"  # built kernels, keyed by content
 # -g: a fault's address becomes microgpt_cuda.cu:LINE (addr2line); stack-clash protection probes every page of a
 # large stack frame, so a thread that outgrows its stack always hits the guard page instead of another's stack.
-CXXFLAGS = ["-std=c++20", "-O2", "-g", "-fPIC", "-fno-strict-aliasing", "-pthread", "-fstack-clash-protection"]
+# -mtls-dialect=gnu2 (x86-64; aarch64 does so already): thread-locals (the running CUDA thread's coordinates, read
+# at every threadIdx) through TLS descriptors, a few instructions instead of a call to __tls_get_addr, still safe
+# in a library loaded by dlopen.
+CXXFLAGS = ["-std=c++20", "-O2", "-g", "-fPIC", "-fno-strict-aliasing", "-pthread", "-fstack-clash-protection",
+            *(["-mtls-dialect=gnu2"] if platform.machine() in ("x86_64", "AMD64") else [])]
 LIBS = ["-lboost_context", "-ldl", "-pthread"]
 # the runtime's own objects (the yardstick attention_loops.cpp is bench's own)
-RUNTIME_SOURCES = ("scheduler.cpp", "collectives.cpp", "barrier_reports.cpp", "shared_memory.cpp", "cuda_api.cpp",
+RUNTIME_SOURCES = ("scheduler.cpp", "context_switch.cpp", "collectives.cpp", "barrier_reports.cpp", "shared_memory.cpp", "cuda_api.cpp",
                    "errors.cpp", "device_properties.cpp", "streams.cpp", "host_memory.cpp",
                    "memory.cpp", "faults.cpp")
 MAX_ERROR_LINES = 30
