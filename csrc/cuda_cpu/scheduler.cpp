@@ -179,17 +179,49 @@ int run_order() {
 // Release a group of the warp starting at `base`: the lanes waiting with one same mask, once every lane of that
 // mask (less lanes that have exited) waits with it. Lanes that wait with another mask are another collective
 // (lanes 0-7 reducing with mask 0xff while 8-31 wait at a full-warp one): each completes on its own, as on a GPU.
+// The lanes of `group` (waiting with `mask`) get what their collective gives them and may go on.
+void release_group(Block& b, size_t base, size_t end, unsigned mask, unsigned group, uint64_t ballot) {
+    std::vector<Thread>& ts = b.threads;
+    for (size_t i = base; i < end; ++i) {
+        if (!(group >> (i - base) & 1u)) continue;
+        int src = ts[i].src_lane;
+        if (src == kVoteLane) {
+            ts[i].result = ballot & mask;
+        } else {
+            bool from_group = src >= 0 && src < warpSize && (group >> src & 1u);
+            ts[i].result = from_group ? ts[base + src].payload : ts[i].payload;
+        }
+        ts[i].state = State::Ready;
+        --b.at_warp;
+    }
+}
+
 bool release_warp(Block& b, size_t base) {
     std::vector<Thread>& ts = b.threads;
     size_t end = std::min(ts.size(), base + warpSize);
-    unsigned alive = 0, tried = 0;
+    unsigned alive = 0, waiting = 0, tried = 0, first_mask = 0;
+    bool one_mask = true;  // the usual case: every waiting lane is at one collective, found in this one pass
+    uint64_t ballot = 0;   // the lanes that voted true (a vote's payload is its predicate)
     for (size_t i = base; i < end; ++i) {
-        if (ts[i].state != State::Done) alive |= 1u << (i - base);
+        const Thread& t = ts[i];
+        if (t.state == State::Done) continue;
+        alive |= 1u << (i - base);
+        if (t.state != State::AtWarp) continue;
+        if (waiting == 0) first_mask = t.mask;
+        one_mask &= t.mask == first_mask;
+        waiting |= 1u << (i - base);
+        if (t.src_lane == kVoteLane && t.payload) ballot |= 1ull << (i - base);
+    }
+    if (waiting == 0) return false;
+    if (one_mask) {
+        if (first_mask & alive & ~waiting) return false;  // some lane of the mask has not arrived yet
+        release_group(b, base, end, first_mask, waiting, ballot);
+        return true;
     }
     for (size_t first = base; first < end; ++first) {
         if (ts[first].state != State::AtWarp || (tried >> (first - base) & 1u)) continue;
         unsigned mask = ts[first].mask, group = 0;
-        uint64_t ballot = 0;  // the lanes that voted true (a vote's payload is its predicate)
+        ballot = 0;
         for (size_t i = first; i < end; ++i)
             if (ts[i].state == State::AtWarp && ts[i].mask == mask) {
                 group |= 1u << (i - base);
@@ -197,18 +229,7 @@ bool release_warp(Block& b, size_t base) {
             }
         tried |= group;
         if (mask & alive & ~group) continue;  // some lane of the mask has not arrived at this collective yet
-        for (size_t i = first; i < end; ++i) {
-            if (!(group >> (i - base) & 1u)) continue;
-            int src = ts[i].src_lane;
-            if (src == kVoteLane) {
-                ts[i].result = ballot & mask;
-            } else {
-                bool from_group = src >= 0 && src < warpSize && (group >> src & 1u);
-                ts[i].result = from_group ? ts[base + src].payload : ts[i].payload;
-            }
-            ts[i].state = State::Ready;
-            --b.at_warp;
-        }
+        release_group(b, base, end, mask, group, ballot);
         return true;
     }
     return false;

@@ -26,6 +26,8 @@ CACHE = CACHE_ROOT / "kernels"  # built kernels, keyed by content
 CXXFLAGS = ["-std=c++20", "-O2", "-g", "-fPIC", "-fno-strict-aliasing", "-pthread", "-fstack-clash-protection",
             *(["-mtls-dialect=gnu2"] if platform.machine() in ("x86_64", "AMD64") else [])]
 LIBS = ["-lboost_context", "-ldl", "-pthread"]
+# a kernel library calls the runtime's functions (a barrier, a shuffle) directly, not through the PLT
+LINK_LOCAL = "-Wl,-Bsymbolic-functions" if sys.platform.startswith("linux") else ""
 # the runtime's own objects (the yardstick attention_loops.cpp is bench's own)
 RUNTIME_SOURCES = ("scheduler.cpp", "context_switch.cpp", "collectives.cpp", "barrier_reports.cpp", "shared_memory.cpp", "cuda_api.cpp",
                    "errors.cpp", "device_properties.cpp", "streams.cpp", "host_memory.cpp",
@@ -97,7 +99,7 @@ rule cu
   command = $cxx $cflags -x c++ -include cuda_cpu.h -D__CUDA_ARCH__={CUDA_ARCH} -c $in -o $out
   description = compiling $in (CUDA, rewritten)
 rule link
-  command = $cxx -shared $in -o $out {' '.join(LIBS)}
+  command = $cxx -shared {LINK_LOCAL} $in -o $out {' '.join(LIBS)}
 rule program
   command = $cxx $in -o $out {' '.join(LIBS)}
 {builds}"""
