@@ -68,7 +68,7 @@ struct Coordinates {  // (named so as not to collide with the threadIdx... macro
 };
 extern thread_local Coordinates* here;
 
-void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, bool never_waits = false);
+void run_grid(const LaunchConfig& cfg, const std::function<void()>& body);
 // site: one address per __shared__ declaration and per template instantiation (a static in a lambda there)
 void* block_shared(const void* site, size_t bytes, size_t align, const char* name, int line);
 void* dynamic_shared_base(const char* name);
@@ -95,13 +95,6 @@ template <class Call, class... Args>
 void launch(Call call, const LaunchConfig& cfg, Args&&... args) {
     std::tuple<std::decay_t<Args>...> packed(std::forward<Args>(args)...);
     run_grid(cfg, [&packed, &call] { std::apply(call, packed); });
-}
-
-// For kernels the build found free of barriers and warp collectives: threads run one after another, no fibers.
-template <class Call, class... Args>
-void launch_never_waits(Call call, const LaunchConfig& cfg, Args&&... args) {
-    std::tuple<std::decay_t<Args>...> packed(std::forward<Args>(args)...);
-    run_grid(cfg, [&packed, &call] { std::apply(call, packed); }, true);
 }
 
 template <class T>

@@ -130,11 +130,7 @@ void run_round(Block& b) {
 void wait_here(State state, int line) {
     Block& b = *block;
     Thread& t = *b.current;
-    Runner* r = t.runner;
-    if (r == nullptr) {  // a thread run without a fiber cannot wait; the build should never let this happen
-        call.fail("internal: a kernel classified as never waiting reached a barrier (please report it)");
-        return;
-    }
+    Runner* r = t.runner;  // every CUDA thread runs on one
     if (b.unwinding) {  // a destructor reached a barrier while unwinding: nothing left to wait for
         if (std::uncaught_exceptions() == 0) throw Unwind{};
         return;
@@ -246,37 +242,25 @@ void unwind_stopped(Block& b) {
     b.unwinding = false;
 }
 
-// A block of a kernel that never waits: each thread runs to its end, in order, on this core's own stack.
-void run_block_straight(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>& body, int order) {
-    Block& b = *block;
-    unsigned n = cfg.block.x * cfg.block.y * cfg.block.z;
-    start_shared(b, cfg);
-    if (b.threads.size() != 1) b.threads.resize(1);
-    Thread& t = b.threads[0];
-    b.current = &t;
-    for (unsigned k = 0; k < n; ++k) {
-        unsigned i = order ? n - 1 - k : k;
-        t.coords = {{i % cfg.block.x, (i / cfg.block.x) % cfg.block.y, i / (cfg.block.x * cfg.block.y)},
-                    bidx, cfg.block, cfg.grid};
-        here = &t.coords;
-        body();
-    }
-    check_shared_red_zones(b, bidx);
-}
-
 void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>& body, int order) {
     Block& b = *block;
     unsigned n = cfg.block.x * cfg.block.y * cfg.block.z;
-    b.threads.clear();
-    b.threads.resize(n);
     b.at_barrier = b.at_warp = b.done = 0;
     b.divergent = false;
     start_shared(b, cfg);
     b.body = &body;
-    for (unsigned i = 0; i < n; ++i) {
-        Thread& t = b.threads[i];
-        t.coords = {{i % cfg.block.x, (i / cfg.block.x) % cfg.block.y, i / (cfg.block.x * cfg.block.y)},
-                    bidx, cfg.block, cfg.grid};
+    // The threads are kept from block to block of a launch (every runner came back when the last block ended,
+    // in unwind_stopped): only the block index and the state change.
+    if (b.threads.size() != n) {
+        b.threads.assign(n, Thread{});
+        Thread* t = b.threads.data();
+        for (unsigned z = 0; z < cfg.block.z; ++z)
+            for (unsigned y = 0; y < cfg.block.y; ++y)
+                for (unsigned x = 0; x < cfg.block.x; ++x, ++t) t->coords = {{x, y, z}, bidx, cfg.block, cfg.grid};
+    }
+    for (Thread& t : b.threads) {
+        t.coords.bid = bidx;
+        t.state = State::Ready;
     }
     // Each warp runs as far as it can (through its own warp collectives) before the next warp starts: a schedule
     // a GPU may well choose, and one that exposes a block that reads shared memory another warp has not yet
@@ -319,12 +303,11 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>&
     }
     if (!call.launch_failed.load()) check_shared_red_zones(b, bidx);
     unwind_stopped(b);
-    b.threads.clear();
 }
 
 }  // namespace
 
-void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, bool never_waits) {
+void run_grid(const LaunchConfig& cfg, const std::function<void()>& body) {
     unsigned threads_per_block = cfg.block.x * cfg.block.y * cfg.block.z;
     if (threads_per_block == 0 || threads_per_block > 1024 || cfg.grid.x * cfg.grid.y * cfg.grid.z == 0) {
         call.set_error(cudaErrorInvalidConfiguration, "invalid launch: blocks need 1..1024 threads and a non-empty grid");
@@ -344,7 +327,7 @@ void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, bool n
         Block* mine = new Block();
         block = mine;
         for (unsigned i; (i = next++) < blocks && !call.launch_failed.load();)
-            (never_waits ? run_block_straight : run_block)(
+            run_block(
                 cfg, {i % cfg.grid.x, (i / cfg.grid.x) % cfg.grid.y, i / (cfg.grid.x * cfg.grid.y)}, body, order);
         block = nullptr;
         here = nullptr;  // a fault from now on is in host code

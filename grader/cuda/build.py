@@ -135,10 +135,7 @@ def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++"):
     by everything that matters; CUDA files (.cu, .cuh) go through the rewrite, so a rewritten header is found
     before the original by a quoted #include. compiled: the names among files to compile and link."""
     check_toolchain(cxx)
-    # a kernel may call a __device__ function of another file (a header): the rewrite sees them all when it looks
-    # for kernels that never wait
-    texts = {name: rewrite(text, name, "\n".join(t for n, t in files.items() if n != name)) if _is_cuda(name)
-             else text for name, text in files.items()}
+    texts = {name: rewrite(text, name) if _is_cuda(name) else text for name, text in files.items()}
     runtime = _runtime_objects(cxx)
     flags = CXXFLAGS + [f"-D{d}" for d in defines]
     out_dir = CACHE / _key(*(f"{n}\0{t}" for n, t in sorted(texts.items())), " ".join(compiled), target,
