@@ -165,10 +165,11 @@ class Submission:
             raise replies.raised(func, header)
         if status != "ok":
             raise StudentCodeError(f"{func}: the worker answered with an unknown status {status!r}")
-        if header.get("untouched"):
-            raise NotImplementedYet(f"{func}: not implemented yet (it left O untouched)")
+        # a launch that failed usually left O untouched too: what failed is the news, not "not implemented"
         if header.get("launch_error"):
             raise StudentCodeError(f"{func}: a kernel launch failed: {header['launch_error']}")
+        if header.get("untouched"):
+            raise NotImplementedYet(f"{func}: not implemented yet (it left O untouched)")
         warnings = header.get("warnings")
         self.warnings = warnings if isinstance(warnings, str) else ""
         seconds = header.get("seconds")

@@ -456,3 +456,42 @@ def test_nvcc_resource_usage_is_one_line_per_kernel():
     # kernels in a namespace, and a template kernel: their names as the student wrote them
     assert nvcc._kernel_name("_ZN4attn6detail12flash_kernelEPKfS2_S2_Pfii") == "attn::detail::flash_kernel"
     assert nvcc._kernel_name("_Z12flash_kernelILi64EEvPKf") == "flash_kernel"
+
+
+# issue 15: the classic divergence, a barrier in each branch of an if, with 256 threads (eight warps) and T < 256
+BOTH_BRANCHES = """\
+#include <cuda_runtime.h>
+__global__ void k(const float* Q, float* O, int T) {
+    __shared__ float tile[256];
+    int tid = threadIdx.x;
+    if (tid < T) {
+        tile[tid] = Q[tid];
+        __syncthreads();
+    } else {
+        tile[tid] = 0.0f;
+        __syncthreads();
+    }
+    O[tid] = tile[255 - tid];
+}
+extern "C" void causal_attention_forward(const float* Q, const float* K, const float* V, float* O,
+                                         int BH, int T, int d_k) {
+    k<<<1, 256>>>(Q, O, 100);
+}
+"""
+
+
+def test_barriers_in_both_branches_are_reported_as_divergence_with_both_lines(tmp_path):
+    """Through the grader's worker, as a student sees it: the launch's failure, not "not implemented yet (it left O
+    untouched)", and never a hang."""
+    from grader.common.failures import NotImplementedYet, StudentCodeError
+    from grader.sandbox.client import Submission
+    (tmp_path / "branches.cu").write_text(BOTH_BRANCHES)
+    with Submission(tmp_path, kernel_library=cuda_build.build(tmp_path / "branches.cu"), timeout=30) as sub:
+        x = np.ones((1, 1, 256), np.float32)
+        with pytest.raises(StudentCodeError) as caught:
+            sub.call("causal_attention_forward", x, x, x)
+    message = str(caught.value)
+    assert not isinstance(caught.value, NotImplementedYet), message
+    assert "a kernel launch failed: block (0,0,0): threads wait at different barriers (divergence)" in message
+    assert "thread (0,0,0) waits at __syncthreads() on line 7" in message, message
+    assert "thread (100,0,0) waits at __syncthreads() on line 10" in message, message
