@@ -45,11 +45,12 @@ cuda_cpu_start:
 )");
 extern "C" void cuda_cpu_start();
 #else
+#include <atomic>
 namespace {
-void (*starting_entry)();
+std::atomic<void (*)()> starting_entry{nullptr};
 void start(boost::context::detail::transfer_t from) {
     *static_cast<cuda_cpu::Context*>(from.data) = from.fctx;
-    starting_entry();
+    starting_entry.load()();
 }
 }  // namespace
 #endif
@@ -69,7 +70,7 @@ Context make_context(void* top, size_t size, void (*entry)()) {
     return slots;
 #else
     // one entry for every runner of a library (the scheduler's), kept where start() finds it
-    starting_entry = entry;
+    starting_entry.store(entry);
     return boost::context::detail::make_fcontext(top, size, start);
 #endif
 }

@@ -15,7 +15,8 @@ namespace cuda_cpu {
 
 using Context = void*;  // a stopped thread: where its registers were saved
 
-#if defined(__x86_64__) && defined(__linux__)
+// (-DCUDA_CPU_BOOST_SWITCH takes Boost's everywhere, to try that path on x86-64 too)
+#if defined(__x86_64__) && defined(__linux__) && !defined(CUDA_CPU_BOOST_SWITCH)
 #define CUDA_CPU_OWN_SWITCH 1
 extern "C" void cuda_cpu_switch(Context* save, Context to);
 // Save the running context into *save and resume `to`.
