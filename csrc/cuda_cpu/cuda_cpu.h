@@ -7,7 +7,7 @@
 // start (an uninitialised read shows up instead of quietly reading the previous block's values).
 //
 // What a grade depends on behaves as on the hardware:
-//   - every CUDA thread is a Boost.Context fiber; __syncthreads is a real block barrier, and threads that have
+//   - every CUDA thread is a fiber (scheduler.cpp); __syncthreads is a real block barrier, and threads that have
 //     exited count as arrived; threads waiting at different barriers are reported as divergence, with both lines;
 //   - warp collectives (__shfl*_sync, __syncwarp) are a rendezvous of the lanes in the mask; warpSize is 32;
 //   - blocks run on all cores; atomics are real atomics;
