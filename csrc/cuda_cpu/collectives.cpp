@@ -29,7 +29,6 @@ unsigned warp_vote(unsigned mask, int predicate, int line) {
 unsigned active_lanes() {
     const std::vector<Thread>& ts = block->threads;
     size_t me = block->current - ts.data();
-    if (me >= ts.size()) return 1u << lane_id();  // a kernel that never waits runs its threads one by one
     size_t base = me - me % warpSize, end = std::min(ts.size(), base + warpSize);
     unsigned mask = 0;
     for (size_t i = base; i < end; ++i)

@@ -7,7 +7,7 @@
 // start (an uninitialised read shows up instead of quietly reading the previous block's values).
 //
 // What a grade depends on behaves as on the hardware:
-//   - every CUDA thread is a Boost.Context fiber; __syncthreads is a real block barrier, and threads that have
+//   - every CUDA thread is a fiber (scheduler.cpp); __syncthreads is a real block barrier, and threads that have
 //     exited count as arrived; threads waiting at different barriers are reported as divergence, with both lines;
 //   - warp collectives (__shfl*_sync, __syncwarp) are a rendezvous of the lanes in the mask; warpSize is 32;
 //   - blocks run on all cores; atomics are real atomics;
@@ -71,7 +71,7 @@ struct Coordinates {  // (named so as not to collide with the threadIdx... macro
 };
 extern thread_local Coordinates* here;
 
-void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, bool never_waits = false);
+void run_grid(const LaunchConfig& cfg, const std::function<void()>& body);
 // site: one address per __shared__ declaration and per template instantiation (a static in a lambda there)
 void* block_shared(const void* site, size_t bytes, size_t align, const char* name, int line);
 void* dynamic_shared_base(const char* name);
@@ -112,14 +112,6 @@ void launch(Call call, const LaunchConfig& cfg, Args&&... args) {
     if (here != nullptr) launched_from_a_kernel(cfg.line);
     std::tuple<std::decay_t<Args>...> packed(std::forward<Args>(args)...);
     run_grid(cfg, [&packed, &call] { std::apply(call, packed); });
-}
-
-// For kernels the build found free of barriers and warp collectives: threads run one after another, no fibers.
-template <class Call, class... Args>
-void launch_never_waits(Call call, const LaunchConfig& cfg, Args&&... args) {
-    if (here != nullptr) launched_from_a_kernel(cfg.line);
-    std::tuple<std::decay_t<Args>...> packed(std::forward<Args>(args)...);
-    run_grid(cfg, [&packed, &call] { std::apply(call, packed); }, true);
 }
 
 template <class T>

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -15,38 +17,142 @@ namespace cuda_cpu {
 thread_local Coordinates* here = nullptr;
 thread_local Block* block = nullptr;
 
+namespace {
+
+struct Unwind {};  // thrown at the barrier where a thread of a failed block stopped, so its stack unwinds
+
+// Stacks (64 KiB, a guard page below) outlive the launch that made them: a launch takes them from here and gives
+// them back, so a kernel launched many times does not map and unmap a stack per CUDA thread each time.
+std::mutex stacks_mutex;
+std::vector<ctx::stack_context> spare_stacks;
+constexpr size_t kSpareStacks = 2048;
+// Each runner starts its stack at a different offset: stacks of one size start at addresses that map to the same
+// cache sets, so a round of 32 threads switching stacks would evict one another's top frames at every switch.
+constexpr size_t kStagger = 16 * 1024;
+size_t stagger(size_t k) { return (k % 64) * 64 + (k / 64 % 4) * 4096; }
+
+ctx::stack_context take_stack() {
+    {
+        std::lock_guard<std::mutex> lock(stacks_mutex);
+        if (!spare_stacks.empty()) {
+            ctx::stack_context s = spare_stacks.back();
+            spare_stacks.pop_back();
+            return s;
+        }
+    }
+    return ctx::protected_fixedsize_stack(kStackBytes + kStagger).allocate();
+}
+
+void give_back_stack(ctx::stack_context s) {
+    {
+        std::lock_guard<std::mutex> lock(stacks_mutex);
+        if (spare_stacks.size() < kSpareStacks) return spare_stacks.push_back(s);
+    }
+    ctx::protected_fixedsize_stack(kStackBytes + kStagger).deallocate(s);
+}
+
+void runner_main();
+
+Runner* take_runner(Block& b) {
+    if (!b.idle.empty()) {
+        Runner* r = b.idle.back();
+        b.idle.pop_back();
+        return r;
+    }
+    b.runners.push_back(std::make_unique<Runner>());
+    Runner* r = b.runners.back().get();
+    r->stack = take_stack();
+    size_t skip = stagger(b.runners.size());
+    r->context = make_context(static_cast<char*>(r->stack.sp) - skip, r->stack.size - skip, runner_main);
+    return r;
+}
+
+// Make `t` the running thread, on a runner of its own (or on `free_runner`, whose thread has ended). Returns the
+// runner to switch to, or nullptr when t takes over free_runner (no switch: the caller runs it).
+Runner* enter(Block& b, Thread& t, Runner* free_runner) {
+    b.current = &t;
+    here = &t.coords;
+    if (t.runner != nullptr) return t.runner;
+    if (free_runner != nullptr) {
+        free_runner->assigned = &t;
+        t.runner = free_runner;
+        return nullptr;
+    }
+    Runner* r = take_runner(b);
+    r->assigned = &t;
+    t.runner = r;
+    return r;
+}
+
+// The running thread (on runner `from`) has waited or ended: hand the core to the next thread of the round, or
+// back to the scheduler when the round is over. Returns at once when the next thread takes over `from` (ended).
+void pass_on(Block& b, Runner* from) {
+    bool free = from->assigned == nullptr;
+    while (++b.round_pos < b.round.size()) {
+        Thread& next = *b.round[b.round_pos];
+        Runner* r = enter(b, next, free ? from : nullptr);
+        if (r == nullptr) return;
+        if (free) b.idle.push_back(from);
+        switch_context(&from->context, r->context);
+        return;
+    }
+    if (free) b.idle.push_back(from);
+    switch_context(&from->context, b.scheduler);
+}
+
+// Each runner's life: run its thread to the end (waiting in pass_on at each barrier), then the next it is given.
+void runner_main() {
+    Block& b = *block;
+    Runner* r = b.current->runner;
+    for (;;) {
+        Thread& t = *r->assigned;
+        try {
+            (*b.body)();
+        } catch (const Unwind&) {
+        }
+        t.state = State::Done;
+        ++b.done;
+        t.runner = nullptr;
+        r->assigned = nullptr;
+        pass_on(b, r);
+    }
+}
+
+// Run the threads of b.round, in order, each until it waits or ends.
+void run_round(Block& b) {
+    b.round_pos = 0;
+    Runner* r = enter(b, *b.round[0], nullptr);
+    switch_context(&b.scheduler, r->context);
+}
+
+}  // namespace
+
 void wait_here(State state, int line) {
-    Thread& t = *block->current;
-    Runner* r = t.runner;
-    if (r == nullptr) {  // a thread run without a fiber cannot wait; the build should never let this happen
-        call.fail("internal: a kernel classified as never waiting reached a barrier (please report it)");
+    Block& b = *block;
+    Thread& t = *b.current;
+    Runner* r = t.runner;  // every CUDA thread runs on one
+    if (b.unwinding) {  // a destructor reached a barrier while unwinding: nothing left to wait for
+        if (std::uncaught_exceptions() == 0) throw Unwind{};
         return;
     }
     t.state = state;
     t.line = line;
-    r->scheduler = std::move(r->scheduler).resume();  // back to the scheduler until released
-    here = &t.coords;
+    if (state == State::AtWarp) {
+        ++b.at_warp;
+    } else if (b.at_barrier++ == 0) {
+        b.barrier_line = line;
+    } else if (line != b.barrier_line) {
+        b.divergent = true;  // reported once no thread can move on
+    }
+    pass_on(b, r);  // back here once the scheduler has released this thread
+    if (b.unwinding) throw Unwind{};
 }
 
 Block::~Block() {
-    idle.clear();
-    runners.clear();  // unwinds runners stopped mid-thread, returning their stacks
-    for (auto& s : free_stacks) make_stack.deallocate(s);
+    for (auto& r : runners) give_back_stack(r->stack);  // every runner is idle: unwind_stopped ran
 }
 
 namespace {
-
-// A StackAllocator for Boost.Context that hands out the core's reused stacks (each with a guard page).
-struct ReusedStack {
-    Block* b;
-    ctx::stack_context allocate() {
-        if (b->free_stacks.empty()) return b->make_stack.allocate();
-        ctx::stack_context s = b->free_stacks.back();
-        b->free_stacks.pop_back();
-        return s;
-    }
-    void deallocate(ctx::stack_context& s) noexcept { b->free_stacks.push_back(s); }
-};
 
 // Threads that run blocks: CUDA_CPU_WORKERS when set (a class graded two at a time gives each grading one core),
 // otherwise the CPUs this process may use (taskset and container limits included).
@@ -69,16 +175,49 @@ int run_order() {
 // Release a group of the warp starting at `base`: the lanes waiting with one same mask, once every lane of that
 // mask (less lanes that have exited) waits with it. Lanes that wait with another mask are another collective
 // (lanes 0-7 reducing with mask 0xff while 8-31 wait at a full-warp one): each completes on its own, as on a GPU.
-bool release_warp(std::vector<Thread>& ts, size_t base) {
-    size_t end = std::min(ts.size(), base + warpSize);
-    unsigned alive = 0, tried = 0;
+// The lanes of `group` (waiting with `mask`) get what their collective gives them and may go on.
+void release_group(Block& b, size_t base, size_t end, unsigned mask, unsigned group, uint64_t ballot) {
+    std::vector<Thread>& ts = b.threads;
     for (size_t i = base; i < end; ++i) {
-        if (ts[i].state != State::Done) alive |= 1u << (i - base);
+        if (!(group >> (i - base) & 1u)) continue;
+        int src = ts[i].src_lane;
+        if (src == kVoteLane) {
+            ts[i].result = ballot & mask;
+        } else {
+            bool from_group = src >= 0 && src < warpSize && (group >> src & 1u);
+            ts[i].result = from_group ? ts[base + src].payload : ts[i].payload;
+        }
+        ts[i].state = State::Ready;
+        --b.at_warp;
+    }
+}
+
+bool release_warp(Block& b, size_t base) {
+    std::vector<Thread>& ts = b.threads;
+    size_t end = std::min(ts.size(), base + warpSize);
+    unsigned alive = 0, waiting = 0, tried = 0, first_mask = 0;
+    bool one_mask = true;  // the usual case: every waiting lane is at one collective, found in this one pass
+    uint64_t ballot = 0;   // the lanes that voted true (a vote's payload is its predicate)
+    for (size_t i = base; i < end; ++i) {
+        const Thread& t = ts[i];
+        if (t.state == State::Done) continue;
+        alive |= 1u << (i - base);
+        if (t.state != State::AtWarp) continue;
+        if (waiting == 0) first_mask = t.mask;
+        one_mask &= t.mask == first_mask;
+        waiting |= 1u << (i - base);
+        if (t.src_lane == kVoteLane && t.payload) ballot |= 1ull << (i - base);
+    }
+    if (waiting == 0) return false;
+    if (one_mask) {
+        if (first_mask & alive & ~waiting) return false;  // some lane of the mask has not arrived yet
+        release_group(b, base, end, first_mask, waiting, ballot);
+        return true;
     }
     for (size_t first = base; first < end; ++first) {
         if (ts[first].state != State::AtWarp || (tried >> (first - base) & 1u)) continue;
         unsigned mask = ts[first].mask, group = 0;
-        uint64_t ballot = 0;  // the lanes that voted true (a vote's payload is its predicate)
+        ballot = 0;
         for (size_t i = first; i < end; ++i)
             if (ts[i].state == State::AtWarp && ts[i].mask == mask) {
                 group |= 1u << (i - base);
@@ -86,103 +225,42 @@ bool release_warp(std::vector<Thread>& ts, size_t base) {
             }
         tried |= group;
         if (mask & alive & ~group) continue;  // some lane of the mask has not arrived at this collective yet
-        for (size_t i = first; i < end; ++i) {
-            if (!(group >> (i - base) & 1u)) continue;
-            int src = ts[i].src_lane;
-            if (src == kVoteLane) {
-                ts[i].result = ballot & mask;
-            } else {
-                bool from_group = src >= 0 && src < warpSize && (group >> src & 1u);
-                ts[i].result = from_group ? ts[base + src].payload : ts[i].payload;
-            }
-            ts[i].state = State::Ready;
-        }
+        release_group(b, base, end, mask, group, ballot);
         return true;
     }
     return false;
 }
 
-Runner* take_runner(Block& b) {
-    if (!b.idle.empty()) {
-        Runner* r = b.idle.back();
-        b.idle.pop_back();
-        return r;
-    }
-    b.runners.push_back(std::make_unique<Runner>());
-    Runner* r = b.runners.back().get();
-    r->fiber = ctx::fiber(std::allocator_arg, ReusedStack{&b}, [r, &b](ctx::fiber&& sched) {
-        r->scheduler = std::move(sched);
-        for (;;) {
-            Thread& t = *r->assigned;
-            here = &t.coords;
-            (*b.body)();
-            t.state = State::Done;
-            r->scheduler = std::move(r->scheduler).resume();  // idle until given the next thread
-        }
-        return std::move(r->scheduler);
-    });
-    return r;
-}
-
-// Run (or go on running) thread t until it waits or ends.
-void step(Block& b, Thread& t) {
-    Runner* r = t.runner;
-    if (r == nullptr) {
-        r = take_runner(b);
-        r->assigned = &t;
-        t.runner = r;
-    }
-    b.current = &t;
-    here = &t.coords;
-    r->fiber = std::move(r->fiber).resume();
-    if (t.state == State::Done) {
-        t.runner = nullptr;
-        b.idle.push_back(r);
-    }
-}
-
-// After a failed block, runners stopped inside a thread cannot be reused: unwind them.
-void drop_stopped_runners(Block& b) {
+// After a failed block, threads stopped at a barrier unwind their stacks (destructors run), freeing their runners.
+void unwind_stopped(Block& b) {
+    b.unwinding = true;
     for (Thread& t : b.threads) {
         if (t.runner == nullptr) continue;
-        for (auto it = b.runners.begin(); it != b.runners.end(); ++it)
-            if (it->get() == t.runner) {
-                b.runners.erase(it);
-                break;
-            }
-        t.runner = nullptr;
+        b.round.assign(1, &t);
+        run_round(b);
     }
-}
-
-// A block of a kernel that never waits: each thread runs to its end, in order, on this core's own stack.
-void run_block_straight(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>& body, int order) {
-    Block& b = *block;
-    unsigned n = cfg.block.x * cfg.block.y * cfg.block.z;
-    start_shared(b, cfg);
-    if (b.threads.size() != 1) b.threads.resize(1);
-    Thread& t = b.threads[0];
-    b.current = &t;
-    for (unsigned k = 0; k < n; ++k) {
-        unsigned i = order ? n - 1 - k : k;
-        t.coords = {{i % cfg.block.x, (i / cfg.block.x) % cfg.block.y, i / (cfg.block.x * cfg.block.y)},
-                    bidx, cfg.block, cfg.grid};
-        here = &t.coords;
-        body();
-    }
-    check_shared_red_zones(b, bidx);
+    b.unwinding = false;
 }
 
 void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>& body, int order) {
     Block& b = *block;
     unsigned n = cfg.block.x * cfg.block.y * cfg.block.z;
-    b.threads.clear();
-    b.threads.resize(n);
+    b.at_barrier = b.at_warp = b.done = 0;
+    b.divergent = false;
     start_shared(b, cfg);
     b.body = &body;
-    for (unsigned i = 0; i < n; ++i) {
-        Thread& t = b.threads[i];
-        t.coords = {{i % cfg.block.x, (i / cfg.block.x) % cfg.block.y, i / (cfg.block.x * cfg.block.y)},
-                    bidx, cfg.block, cfg.grid};
+    // The threads are kept from block to block of a launch (every runner came back when the last block ended,
+    // in unwind_stopped): only the block index and the state change.
+    if (b.threads.size() != n) {
+        b.threads.assign(n, Thread{});
+        Thread* t = b.threads.data();
+        for (unsigned z = 0; z < cfg.block.z; ++z)
+            for (unsigned y = 0; y < cfg.block.y; ++y)
+                for (unsigned x = 0; x < cfg.block.x; ++x, ++t) t->coords = {{x, y, z}, bidx, cfg.block, cfg.grid};
+    }
+    for (Thread& t : b.threads) {
+        t.coords.bid = bidx;
+        t.state = State::Ready;
     }
     // Each warp runs as far as it can (through its own warp collectives) before the next warp starts: a schedule
     // a GPU may well choose, and one that exposes a block that reads shared memory another warp has not yet
@@ -193,50 +271,43 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>&
         for (unsigned wk = 0; wk < warps && !call.launch_failed.load(); ++wk) {
             unsigned base = (order ? warps - 1 - wk : wk) * warpSize, end = std::min(n, base + warpSize);
             for (;;) {
-                bool ran = false;
+                b.round.clear();
                 for (unsigned k = 0; k < end - base; ++k) {
                     Thread& t = b.threads[order ? end - 1 - k : base + k];
-                    if (t.state != State::Ready) continue;
-                    ran = true;
-                    step(b, t);
+                    if (t.state == State::Ready) b.round.push_back(&t);
                 }
-                progressed |= ran;
-                if (!ran && !release_warp(b.threads, base)) break;
+                if (!b.round.empty()) {
+                    run_round(b);
+                    progressed = true;
+                }
+                if (b.at_warp == 0 || !release_warp(b, base)) break;
             }
         }
         if (call.launch_failed.load()) break;
-        if (progressed) continue;
-        int barrier_line = -1;
-        bool all_done = true, same_barrier = true;
-        for (Thread& t : b.threads) {
-            if (t.state == State::Done) continue;
-            all_done = false;
-            if (t.state != State::AtBarrier) same_barrier = false;
-            else if (barrier_line < 0) barrier_line = t.line;
-            else if (t.line != barrier_line) same_barrier = false;
-        }
-        if (all_done) break;
-        if (!same_barrier) {
+        if (b.done == n) break;
+        bool all_at_barrier = b.at_barrier + b.done == n;
+        if (!all_at_barrier && progressed) continue;
+        if (!all_at_barrier || b.divergent) {  // nothing can move: threads wait for others that wait elsewhere
             char head[96];
             std::snprintf(head, sizeof head, "block (%u,%u,%u): threads wait at different barriers (divergence): ",
                           bidx.x, bidx.y, bidx.z);
             call.fail(head + describe_waits(b.threads));
             break;
         }
-        warn_if_some_returned(b.threads, bidx, barrier_line);
+        if (b.done > 0) warn_if_some_returned(b.threads, bidx, b.barrier_line);
         b.released_true = std::exchange(b.predicates_true, 0);
         b.released_seen = std::exchange(b.predicates_seen, 0);
+        b.at_barrier = 0;
         for (Thread& t : b.threads)
             if (t.state == State::AtBarrier) t.state = State::Ready;
     }
     if (!call.launch_failed.load()) check_shared_red_zones(b, bidx);
-    drop_stopped_runners(b);
-    b.threads.clear();
+    unwind_stopped(b);
 }
 
 }  // namespace
 
-void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, bool never_waits) {
+void run_grid(const LaunchConfig& cfg, const std::function<void()>& body) {
     unsigned threads_per_block = cfg.block.x * cfg.block.y * cfg.block.z;
     if (threads_per_block == 0 || threads_per_block > 1024 || cfg.grid.x * cfg.grid.y * cfg.grid.z == 0) {
         call.set_error(cudaErrorInvalidConfiguration, "invalid launch: blocks need 1..1024 threads and a non-empty grid");
@@ -256,7 +327,7 @@ void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, bool n
         Block* mine = new Block();
         block = mine;
         for (unsigned i; (i = next++) < blocks && !call.launch_failed.load();)
-            (never_waits ? run_block_straight : run_block)(
+            run_block(
                 cfg, {i % cfg.grid.x, (i / cfg.grid.x) % cfg.grid.y, i / (cfg.grid.x * cfg.grid.y)}, body, order);
         block = nullptr;
         here = nullptr;  // a fault from now on is in host code

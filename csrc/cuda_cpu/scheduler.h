@@ -1,9 +1,9 @@
 // scheduler.h: the types the scheduler (scheduler.cpp) and shared memory (shared_memory.cpp) share: a CUDA thread,
 // the block a core is running, the fibers that run threads. Not seen by student code.
 #pragma once
+#include "context_switch.h"
 #include "internal.h"
 
-#include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 
 #include <functional>
@@ -53,20 +53,29 @@ struct Block {
     alignas(64) unsigned char arena[kArenaBytes];
     Thread* current = nullptr;
     const std::function<void()>* body = nullptr;  // the launch's kernel call
-    std::vector<ctx::stack_context> free_stacks;  // reused: one mmap per stack per core, not per CUDA thread
-    ctx::protected_fixedsize_stack make_stack{kStackBytes};
     std::vector<std::unique_ptr<Runner>> runners;
     std::vector<Runner*> idle;
+    // The scheduler hands the core to a round of threads (the ready lanes of one warp, in run order): each thread
+    // that waits or ends switches straight to the next one, the last one back to the scheduler.
+    std::vector<Thread*> round;
+    // counted as threads wait and end, so that a barrier costs no pass over the block to find out
+    unsigned at_barrier = 0, at_warp = 0, done = 0;
+    int barrier_line = 0;  // where the first thread waits
+    bool divergent = false;  // some thread waits at another __syncthreads()
+    size_t round_pos = 0;
+    Context scheduler = nullptr;  // where the scheduler resumes
+    bool unwinding = false;  // the block failed: threads stopped mid-kernel unwind their stacks
 
     ~Block();
 };
 extern thread_local Block* block;  // per core: the block it is running
 
-// A fiber that runs CUDA threads one after another: a thread that ends without waiting hands its runner to
-// the next thread, so a kernel without barriers costs two context switches per thread and no fiber creation.
-// A thread that waits keeps its runner (and stack) until it ends.
+// A fiber (a stack and a saved context) that runs CUDA threads one after another: a thread that ends without
+// waiting hands its runner to the next thread of the round without a context switch, so a kernel that never
+// waits runs its threads as a plain loop would. A thread that waits keeps its runner (and stack) until it ends.
 struct Runner {
-    ctx::fiber fiber, scheduler;
+    Context context = nullptr;  // where it resumes (while another runs)
+    ctx::stack_context stack;
     Thread* assigned = nullptr;
 };
 

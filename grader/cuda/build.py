@@ -7,6 +7,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -21,10 +22,16 @@ RUNTIME = ROOT / "csrc" / "cuda_cpu"
 CACHE = CACHE_ROOT / "kernels"  # built kernels, keyed by content
 # -g: a fault's address becomes microgpt_cuda.cu:LINE (addr2line); stack-clash protection probes every page of a
 # large stack frame, so a thread that outgrows its stack always hits the guard page instead of another's stack.
-CXXFLAGS = ["-std=c++20", "-O2", "-g", "-fPIC", "-fno-strict-aliasing", "-pthread", "-fstack-clash-protection"]
+# -mtls-dialect=gnu2 (x86-64; aarch64 does so already): thread-locals (the running CUDA thread's coordinates, read
+# at every threadIdx) through TLS descriptors, a few instructions instead of a call to __tls_get_addr, still safe
+# in a library loaded by dlopen.
+CXXFLAGS = ["-std=c++20", "-O2", "-g", "-fPIC", "-fno-strict-aliasing", "-pthread", "-fstack-clash-protection",
+            *(["-mtls-dialect=gnu2"] if platform.machine() in ("x86_64", "AMD64") else [])]
 LIBS = ["-lboost_context", "-ldl", "-pthread"]
+# a kernel library calls the runtime's functions (a barrier, a shuffle) directly, not through the PLT
+LINK_LOCAL = "-Wl,-Bsymbolic-functions" if sys.platform.startswith("linux") else ""
 # the runtime's own objects (the yardstick attention_loops.cpp is bench's own)
-RUNTIME_SOURCES = ("scheduler.cpp", "collectives.cpp", "barrier_reports.cpp", "shared_memory.cpp", "cuda_api.cpp",
+RUNTIME_SOURCES = ("scheduler.cpp", "context_switch.cpp", "collectives.cpp", "barrier_reports.cpp", "shared_memory.cpp", "cuda_api.cpp",
                    "errors.cpp", "device_properties.cpp", "streams.cpp", "host_memory.cpp",
                    "memory.cpp", "faults.cpp")
 MAX_ERROR_LINES = 30
@@ -99,7 +106,7 @@ rule cu
   command = $cxx $cflags -x c++ -include cuda_cpu.h -D__CUDA_ARCH__={CUDA_ARCH} -c $in -o $out
   description = compiling $in (CUDA, rewritten)
 rule link
-  command = $cxx -shared $in -o $out {' '.join(LIBS)}
+  command = $cxx -shared {LINK_LOCAL} $in -o $out {' '.join(LIBS)}
 rule program
   command = $cxx $in -o $out {' '.join(LIBS)}
 {builds}"""
@@ -135,10 +142,7 @@ def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++"):
     by everything that matters; CUDA files (.cu, .cuh) go through the rewrite, so a rewritten header is found
     before the original by a quoted #include. compiled: the names among files to compile and link."""
     check_toolchain(cxx)
-    # a kernel may call a __device__ function of another file (a header): the rewrite sees them all when it looks
-    # for kernels that never wait
-    texts = {name: rewrite(text, name, "\n".join(t for n, t in files.items() if n != name)) if _is_cuda(name)
-             else text for name, text in files.items()}
+    texts = {name: rewrite(text, name) if _is_cuda(name) else text for name, text in files.items()}
     runtime = _runtime_objects(cxx)
     flags = CXXFLAGS + [f"-D{d}" for d in defines]
     out_dir = CACHE / _key(*(f"{n}\0{t}" for n, t in sorted(texts.items())), " ".join(compiled), target,

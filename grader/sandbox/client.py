@@ -164,11 +164,11 @@ class Submission:
             raise replies.raised(func, header)
         if status != "ok":
             raise StudentCodeError(f"{func}: the worker answered with an unknown status {status!r}")
-        if header.get("untouched"):
-            raise NotImplementedYet(f"{func}: not implemented yet (it left O untouched)")
-        if header.get("launch_error"):
+        if header.get("launch_error"):  # first: a failed launch usually left O untouched too
             raise StudentCodeError(f"{func}: a kernel launch failed: {header['launch_error']}",
                                    mistakes=replies.kernel_diagnostics(header["launch_error"]))
+        if header.get("untouched"):
+            raise NotImplementedYet(f"{func}: not implemented yet (it left O untouched)")
         warnings = header.get("warnings")
         self.warnings = warnings if isinstance(warnings, str) else ""
         seconds = header.get("seconds")

@@ -324,18 +324,51 @@ def test_student_stub_compiles_with_nvcc(tmp_path):
     assert proc.returncode == 0, proc.stderr
 
 
-def test_kernels_that_never_wait_are_found_conservatively():
-    src = ("__global__ void a(float* x) { x[threadIdx.x] = 1; }\n"
-           "__global__ void b(float* x) { x[0] = 1; __syncthreads(); }\n"
-           "template <int N> __global__ void c(float* x) { if (x) { x[N] = __shfl_sync(0xffffffff, x[0], 0); } }\n")
-    assert cuda_rewrite.never_wait(src) == {"a"}
-    # a __device__ helper that waits could be called from any kernel: then no kernel runs without fibers
-    assert cuda_rewrite.never_wait(src + "__device__ void sync() { __syncthreads(); }\n") == set()
-    assert "cuda_cpu::launch_never_waits(CUDA_CPU_KERNEL(a)," in cuda_rewrite.rewrite(src + "void h(float* x) { a<<<1, 32>>>(x); }", "k.cu")
-    # a barrier behind a macro, or behind a macro built on that one, still waits
-    macros = ("#define BLOCK_SYNC() __syncthreads()\n#define STEP(x) do { x = 1; \\\n  BLOCK_SYNC(); } while (0)\n"
-              "__global__ void d(float* x) { STEP(x[0]); }\n__global__ void e(float* x) { BLOCK_SYNC(); }\n")
-    assert cuda_rewrite.never_wait(src + macros) == {"a"}
+# Barriers the text does not show as such: each kernel reverses 64 floats through shared memory, so it is right only
+# if every thread waits for the others' writes (two warps, so the barrier is a block's, not a warp's). Which kernels
+# wait is found as they run, never from the text: each form below must act as a barrier in both thread orders.
+HIDDEN_BARRIERS = {
+    "macro": ("#define BLOCK_SYNC() __syncthreads()\n#define STEP() do { BLOCK_SYNC(); } while (0)\n", "STEP();"),
+    "device helper": ("__device__ __attribute__((noinline)) void wait_all() { __syncthreads(); }\n", "wait_all();"),
+    "template": ("template <int N> struct Sync { __device__ static void all() { if (N) __syncthreads(); } };\n",
+                 "Sync<1>::all();"),
+    "block.sync()": ("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n",
+                     "cg::thread_block block = cg::this_thread_block(); block.sync();"),
+    "cg::sync": ("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n",
+                 "cg::sync(cg::this_thread_block());"),
+}
+HIDDEN_BARRIER_KERNEL = """\
+{prelude}__global__ void reverse(const float* x, float* out) {{
+    __shared__ float tile[64];
+    tile[threadIdx.x] = x[threadIdx.x];
+    {barrier}
+    out[threadIdx.x] = tile[63 - threadIdx.x];
+}}
+extern "C" void run(const float* x, float* out) {{ reverse<<<1, 64>>>(x, out); }}
+"""
+
+
+def _reverses_in_both_orders(tmp_path, monkeypatch, source):
+    x = np.arange(64, dtype=np.float32)
+    lib = build_and_load(tmp_path, source)
+    for order in ("forward", "reverse"):
+        monkeypatch.setenv("CUDA_CPU_ORDER", order)
+        out = np.zeros(64, np.float32)
+        lib.run(ptr(x), ptr(out))
+        if lib.cuda_cpu_launch_error() != b"" or not np.array_equal(out, x[::-1]):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("form", HIDDEN_BARRIERS)
+def test_barriers_are_found_as_kernels_run_not_from_their_text(tmp_path, monkeypatch, form):
+    prelude, barrier = HIDDEN_BARRIERS[form]
+    assert _reverses_in_both_orders(tmp_path, monkeypatch, HIDDEN_BARRIER_KERNEL.format(prelude=prelude,
+                                                                                         barrier=barrier))
+    # the check can fail: without the barrier (as if it were not one) some thread reads a tile entry not yet written
+    (tmp_path / "none").mkdir()
+    assert not _reverses_in_both_orders(tmp_path / "none", monkeypatch,
+                                        HIDDEN_BARRIER_KERNEL.format(prelude=prelude, barrier=";"))
 
 
 # One kernel, one bug per BH (the entry point's signature is fixed, so BH picks the mode); each run goes through
@@ -518,3 +551,42 @@ def test_nvcc_resource_usage_is_one_line_per_kernel():
     assert nvcc.resource_usage(ptxas) == [
         "flash_kernel: 32 registers, 32768 bytes shared memory, 512 bytes stack, 8 bytes spilled",
         "plain: 8 registers, 0 bytes shared memory"]
+
+
+# issue 15: the classic divergence, a barrier in each branch of an if, with 256 threads (eight warps) and T < 256
+BOTH_BRANCHES = """\
+#include <cuda_runtime.h>
+__global__ void k(const float* Q, float* O, int T) {
+    __shared__ float tile[256];
+    int tid = threadIdx.x;
+    if (tid < T) {
+        tile[tid] = Q[tid];
+        __syncthreads();
+    } else {
+        tile[tid] = 0.0f;
+        __syncthreads();
+    }
+    O[tid] = tile[255 - tid];
+}
+extern "C" void causal_attention_forward(const float* Q, const float* K, const float* V, float* O,
+                                         int BH, int T, int d_k) {
+    k<<<1, 256>>>(Q, O, 100);
+}
+"""
+
+
+def test_barriers_in_both_branches_are_reported_as_divergence_with_both_lines(tmp_path):
+    """Through the grader's worker, as a student sees it: the launch's failure, not "not implemented yet (it left O
+    untouched)", and never a hang."""
+    from grader.common.failures import NotImplementedYet, StudentCodeError
+    from grader.sandbox.client import Submission
+    (tmp_path / "branches.cu").write_text(BOTH_BRANCHES)
+    with Submission(tmp_path, kernel_library=cuda_build.build(tmp_path / "branches.cu"), timeout=30) as sub:
+        x = np.ones((1, 1, 256), np.float32)
+        with pytest.raises(StudentCodeError) as caught:
+            sub.call("causal_attention_forward", x, x, x)
+    message = str(caught.value)
+    assert not isinstance(caught.value, NotImplementedYet), message
+    assert "a kernel launch failed: block (0,0,0): threads wait at different barriers (divergence)" in message
+    assert "thread (0,0,0) waits at __syncthreads() on line 7" in message, message
+    assert "thread (100,0,0) waits at __syncthreads() on line 10" in message, message
