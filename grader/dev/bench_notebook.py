@@ -119,7 +119,7 @@ def notebook_bench(console, repeat):
         met = seconds <= CELL_S or not python
         ok &= met
         table.add_row(f"test cell {grade_id}", f"{seconds:.2f}", f"{own[exercise]:.2f}",
-                      f"{seconds / own[exercise]:.1f}x" if own[exercise] else "", f"<= {CELL_S:g} s" if python else "",
+                      f"{seconds / own[exercise]:.1f}x" if own[exercise] >= 0.01 else "", f"<= {CELL_S:g} s" if python else "",
                       ("meets" if met else "MISSES") if python else "")
     validate = statistics.median(validations)
     ok &= validate <= VALIDATE_S

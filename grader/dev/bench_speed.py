@@ -107,7 +107,7 @@ def speed_bench(console, repeat):
     ok = True
     for what, wall, student, target, met in rows:
         ok &= met
-        ratio = f"{wall / student:.1f}x" if student else ""
+        ratio = f"{wall / student:.1f}x" if student and student >= 0.01 else ""  # none for a compute of ~0
         table.add_row(what, f"{wall:.2f}", "" if student is None else f"{student:.2f}", ratio, target,
                       "meets" if met else "MISSES")
     console.print(table)
