@@ -11,6 +11,7 @@ Where the reference is absent (the student repository ships none), the lesson's 
 UNCALIBRATED_ANDREA_SECONDS, about twice its time on the 2 busy cores of the machine it was measured on.
 """
 
+import os
 from dataclasses import dataclass
 
 ANDREA_SHAPE = (12, 1024, 64)  # BH, T, d_k of ANDREA-120M: where the lesson's kernel is timed
@@ -57,8 +58,12 @@ def lesson_seconds_at_andrea():
     import numpy as np
     from grader.cuda import kernel_report
     from grader.common.layout import REFERENCE_KERNEL
-    if not REFERENCE_KERNEL.is_file():
-        return UNCALIBRATED_ANDREA_SECONDS, "there is no reference kernel here to time"
+    try:
+        here = REFERENCE_KERNEL.is_file() and os.access(REFERENCE_KERNEL, os.R_OK)
+    except OSError:  # a folder this user may not enter: the instructor's solutions/, graded as another user
+        here = False
+    if not here:
+        return UNCALIBRATED_ANDREA_SECONDS, "there is no reference kernel here that this user may read and time"
     Q = np.zeros(ANDREA_SHAPE, np.float32)  # its time depends on the shape only (the cache is keyed by it)
     try:
         return kernel_report.reference_seconds(Q, Q, Q)[1], ""

@@ -141,7 +141,8 @@ def test_a_forged_results_json_is_never_what_the_grader_reports(graded, tmp_path
                       "--timeout", "10", "--pictures", "none")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     results = json.loads(out.read_text())
-    assert results["score"] == 1 and len(results["tests"]) > 1  # its SCORES: the inputs-unchanged test only
+    # its SCORES: nothing (inputs left unchanged earn no point with a wrong answer), not the forged full marks
+    assert results["score"] == 0 and len(results["tests"]) > 1
     assert not (folder / "results.json").exists() and not (BUILD / "results.json").exists()
     assert not (ROOT / "results.json").exists() and not (ROOT / "exercises" / "results.json").exists()
 
