@@ -6,23 +6,24 @@
 
 namespace cuda_cpu {
 
-void syncthreads(int line) { wait_here(State::AtBarrier, line); }
+void syncthreads(int line) { wait_here(*block, State::AtBarrier, line); }
 
 int syncthreads_count(int predicate, int line, int* seen) {
     Block& b = *block;
     b.predicates_true += predicate != 0;
     ++b.predicates_seen;
-    wait_here(State::AtBarrier, line);
+    wait_here(b, State::AtBarrier, line);
     if (seen) *seen = b.released_seen;  // read before any thread can reach the next barrier
     return b.released_true;
 }
 
 unsigned warp_vote(unsigned mask, int predicate, int line) {
-    Thread& t = *block->current;
+    Block& b = *block;
+    Thread& t = *b.current;
     t.mask = mask;
     t.payload = predicate != 0;
     t.src_lane = kVoteLane;
-    wait_here(State::AtWarp, line);
+    wait_here(b, State::AtWarp, line);
     return static_cast<unsigned>(t.result);
 }
 
@@ -39,11 +40,12 @@ unsigned active_lanes() {
 void syncwarp(unsigned mask, int line) { warp_exchange(mask, 0, -1, line); }
 
 uint64_t warp_exchange(unsigned mask, uint64_t payload, int src_lane, int line) {
-    Thread& t = *block->current;
+    Block& b = *block;  // read once: in a kernel library, each read of a thread_local is a call
+    Thread& t = *b.current;
     t.mask = mask;
     t.payload = payload;
     t.src_lane = src_lane < 0 ? -1 : src_lane;
-    wait_here(State::AtWarp, line);
+    wait_here(b, State::AtWarp, line);
     return t.result;
 }
 

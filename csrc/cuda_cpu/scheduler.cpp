@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 
 namespace cuda_cpu {
 
@@ -84,21 +85,26 @@ Runner* enter(Block& b, Thread& t, Runner* free_runner) {
     return r;
 }
 
-// The running thread (on runner `from`) has waited or ended: hand the core to the next thread of the round, or
-// back to the scheduler when the round is over. Returns at once when the next thread takes over `from` (ended).
+
+}  // namespace
+
+// The running thread (on runner `from`) has waited or ended: hand the core to the next thread of the round (or of
+// the next round), or back to the scheduler. Returns at once when the next thread takes over `from` (it ended) or
+// is the thread that waited (a round of one).
 void pass_on(Block& b, Runner* from) {
     bool free = from->assigned == nullptr;
-    while (++b.round_pos < b.round.size()) {
-        Thread& next = *b.round[b.round_pos];
-        Runner* r = enter(b, next, free ? from : nullptr);
-        if (r == nullptr) return;
+    if (++b.round_pos >= b.round.size() && !continue_block(b)) {
         if (free) b.idle.push_back(from);
-        switch_context(&from->context, r->context);
+        switch_context(&from->context, b.scheduler);
         return;
     }
+    Runner* r = enter(b, *b.round[b.round_pos], free ? from : nullptr);
+    if (r == nullptr || r == from) return;
     if (free) b.idle.push_back(from);
-    switch_context(&from->context, b.scheduler);
+    switch_context(&from->context, r->context);
 }
+
+namespace {
 
 // Each runner's life: run its thread to the end (waiting in pass_on at each barrier), then the next it is given.
 void runner_main() {
@@ -120,32 +126,15 @@ void runner_main() {
 
 // Run the threads of b.round, in order, each until it waits or ends.
 void run_round(Block& b) {
-    b.round_pos = 0;
-    Runner* r = enter(b, *b.round[0], nullptr);
+    Runner* r = enter(b, *b.round[b.round_pos], nullptr);
     switch_context(&b.scheduler, r->context);
 }
 
 }  // namespace
 
-void wait_here(State state, int line) {
-    Block& b = *block;
-    Thread& t = *b.current;
-    Runner* r = t.runner;  // every CUDA thread runs on one
-    if (b.unwinding) {  // a destructor reached a barrier while unwinding: nothing left to wait for
-        if (std::uncaught_exceptions() == 0) throw Unwind{};
-        return;
-    }
-    t.state = state;
-    t.line = line;
-    if (state == State::AtWarp) {
-        ++b.at_warp;
-    } else if (b.at_barrier++ == 0) {
-        b.barrier_line = line;
-    } else if (line != b.barrier_line) {
-        b.divergent = true;  // reported once no thread can move on
-    }
-    pass_on(b, r);  // back here once the scheduler has released this thread
-    if (b.unwinding) throw Unwind{};
+void unwind_at_wait(Block& b) {
+    if (!b.unwinding) return;  // the block failed while this thread waited: its stack unwinds from here
+    if (std::uncaught_exceptions() == 0) throw Unwind{};
 }
 
 Block::~Block() {
@@ -172,71 +161,13 @@ int run_order() {
 }
 
 
-// Release a group of the warp starting at `base`: the lanes waiting with one same mask, once every lane of that
-// mask (less lanes that have exited) waits with it. Lanes that wait with another mask are another collective
-// (lanes 0-7 reducing with mask 0xff while 8-31 wait at a full-warp one): each completes on its own, as on a GPU.
-// The lanes of `group` (waiting with `mask`) get what their collective gives them and may go on.
-void release_group(Block& b, size_t base, size_t end, unsigned mask, unsigned group, uint64_t ballot) {
-    std::vector<Thread>& ts = b.threads;
-    for (size_t i = base; i < end; ++i) {
-        if (!(group >> (i - base) & 1u)) continue;
-        int src = ts[i].src_lane;
-        if (src == kVoteLane) {
-            ts[i].result = ballot & mask;
-        } else {
-            bool from_group = src >= 0 && src < warpSize && (group >> src & 1u);
-            ts[i].result = from_group ? ts[base + src].payload : ts[i].payload;
-        }
-        ts[i].state = State::Ready;
-        --b.at_warp;
-    }
-}
-
-bool release_warp(Block& b, size_t base) {
-    std::vector<Thread>& ts = b.threads;
-    size_t end = std::min(ts.size(), base + warpSize);
-    unsigned alive = 0, waiting = 0, tried = 0, first_mask = 0;
-    bool one_mask = true;  // the usual case: every waiting lane is at one collective, found in this one pass
-    uint64_t ballot = 0;   // the lanes that voted true (a vote's payload is its predicate)
-    for (size_t i = base; i < end; ++i) {
-        const Thread& t = ts[i];
-        if (t.state == State::Done) continue;
-        alive |= 1u << (i - base);
-        if (t.state != State::AtWarp) continue;
-        if (waiting == 0) first_mask = t.mask;
-        one_mask &= t.mask == first_mask;
-        waiting |= 1u << (i - base);
-        if (t.src_lane == kVoteLane && t.payload) ballot |= 1ull << (i - base);
-    }
-    if (waiting == 0) return false;
-    if (one_mask) {
-        if (first_mask & alive & ~waiting) return false;  // some lane of the mask has not arrived yet
-        release_group(b, base, end, first_mask, waiting, ballot);
-        return true;
-    }
-    for (size_t first = base; first < end; ++first) {
-        if (ts[first].state != State::AtWarp || (tried >> (first - base) & 1u)) continue;
-        unsigned mask = ts[first].mask, group = 0;
-        ballot = 0;
-        for (size_t i = first; i < end; ++i)
-            if (ts[i].state == State::AtWarp && ts[i].mask == mask) {
-                group |= 1u << (i - base);
-                if (ts[i].src_lane == kVoteLane && ts[i].payload) ballot |= 1ull << (i - base);
-            }
-        tried |= group;
-        if (mask & alive & ~group) continue;  // some lane of the mask has not arrived at this collective yet
-        release_group(b, base, end, mask, group, ballot);
-        return true;
-    }
-    return false;
-}
-
 // After a failed block, threads stopped at a barrier unwind their stacks (destructors run), freeing their runners.
 void unwind_stopped(Block& b) {
     b.unwinding = true;
     for (Thread& t : b.threads) {
         if (t.runner == nullptr) continue;
         b.round.assign(1, &t);
+        b.round_pos = 0;
         run_round(b);
     }
     b.unwinding = false;
@@ -257,6 +188,7 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>&
         for (unsigned z = 0; z < cfg.block.z; ++z)
             for (unsigned y = 0; y < cfg.block.y; ++y)
                 for (unsigned x = 0; x < cfg.block.x; ++x, ++t) t->coords = {{x, y, z}, bidx, cfg.block, cfg.grid};
+        prepare_rounds(b, order);
     }
     for (Thread& t : b.threads) {
         t.coords.bid = bidx;
@@ -265,28 +197,13 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>&
     // Each warp runs as far as it can (through its own warp collectives) before the next warp starts: a schedule
     // a GPU may well choose, and one that exposes a block that reads shared memory another warp has not yet
     // written. `order` runs the warps, and the lanes within each, first to last or last to first.
-    unsigned warps = (n + warpSize - 1) / warpSize;
     for (;;) {
-        bool progressed = false;
-        for (unsigned wk = 0; wk < warps && !call.launch_failed.load(); ++wk) {
-            unsigned base = (order ? warps - 1 - wk : wk) * warpSize, end = std::min(n, base + warpSize);
-            for (;;) {
-                b.round.clear();
-                for (unsigned k = 0; k < end - base; ++k) {
-                    Thread& t = b.threads[order ? end - 1 - k : base + k];
-                    if (t.state == State::Ready) b.round.push_back(&t);
-                }
-                if (!b.round.empty()) {
-                    run_round(b);
-                    progressed = true;
-                }
-                if (b.at_warp == 0 || !release_warp(b, base)) break;
-            }
-        }
+        start_pass(b);
+        while (next_round_in_pass(b)) run_round(b);  // a round goes on to the next itself while it can
         if (call.launch_failed.load()) break;
         if (b.done == n) break;
         bool all_at_barrier = b.at_barrier + b.done == n;
-        if (!all_at_barrier && progressed) continue;
+        if (!all_at_barrier && b.progressed) continue;
         if (!all_at_barrier || b.divergent) {  // nothing can move: threads wait for others that wait elsewhere
             char head[96];
             std::snprintf(head, sizeof head, "block (%u,%u,%u): threads wait at different barriers (divergence): ",
@@ -295,11 +212,7 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>&
             break;
         }
         if (b.done > 0) warn_if_some_returned(b.threads, bidx, b.barrier_line);
-        b.released_true = std::exchange(b.predicates_true, 0);
-        b.released_seen = std::exchange(b.predicates_seen, 0);
-        b.at_barrier = 0;
-        for (Thread& t : b.threads)
-            if (t.state == State::AtBarrier) t.state = State::Ready;
+        release_barrier(b);
     }
     if (!call.launch_failed.load()) check_shared_red_zones(b, bidx);
     unwind_stopped(b);

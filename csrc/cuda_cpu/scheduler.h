@@ -63,6 +63,20 @@ struct Block {
     int barrier_line = 0;  // where the first thread waits
     bool divergent = false;  // some thread waits at another __syncthreads()
     size_t round_pos = 0;
+    // The scheduler's walk over the block (scheduler.cpp next_round): one pass runs each warp in turn, in `order`,
+    // as far as it can go; between passes, a barrier that every thread reached releases them all.
+    unsigned warps = 0;
+    int order = 0;
+    std::vector<Thread*> run_order;  // every thread, warp after warp, each warp's lanes in run order
+    int pass_warp = -1;        // the warp (in run order) whose rounds run now; -1 before the pass's first
+    bool progressed = false;   // some round of this pass ran
+    bool pass_fresh = false;   // every thread was ready when the pass started
+    // the round: its warp's threads [round_base, round_end); whether it holds every live lane of that warp; how
+    // many of its lanes wait at a warp collective, with which mask, and whether all with that one
+    size_t round_base = 0, round_end = 0;
+    bool round_whole_warp = false, round_one_mask = true;
+    size_t round_at_warp = 0, round_votes = 0;
+    unsigned round_mask = 0;
     Context scheduler = nullptr;  // where the scheduler resumes
     bool unwinding = false;  // the block failed: threads stopped mid-kernel unwind their stacks
 
@@ -79,8 +93,42 @@ struct Runner {
     Thread* assigned = nullptr;
 };
 
-// scheduler.cpp: park the running thread (at a barrier or a warp collective) until the scheduler releases it
-void wait_here(State state, int line);
+// scheduler.cpp: the running thread (on runner `from`) has waited or ended: hand the core on
+void pass_on(Block& b, Runner* from);
+// a thread that waits while its block unwinds (a destructor's barrier) or is released into an unwinding block
+void unwind_at_wait(Block& b);
+
+// Park the running thread of b (at a barrier or a warp collective) until its release. Inline: it is most of what
+// a barrier or a shuffle costs, and each call level saves registers the context switch saves again.
+inline void wait_here(Block& b, State state, int line) {
+    Thread& t = *b.current;
+    if (b.unwinding) return unwind_at_wait(b);  // nothing left to wait for
+    t.state = state;
+    t.line = line;
+    if (state == State::AtWarp) {
+        ++b.at_warp;
+        if (b.round_at_warp++ == 0)
+            b.round_mask = t.mask;
+        else
+            b.round_one_mask &= t.mask == b.round_mask;
+        b.round_votes += t.src_lane == kVoteLane;
+    } else if (b.at_barrier++ == 0) {
+        b.barrier_line = line;
+    } else if (line != b.barrier_line) {
+        b.divergent = true;  // reported once no thread can move on
+    }
+    pass_on(b, t.runner);  // back here once released
+    if (b.unwinding) unwind_at_wait(b);
+}
+
+// rounds.cpp: the walk over a block's threads, shared by the scheduler and the thread that ends a round.
+void prepare_rounds(Block& b, int order);  // once b.threads is laid out
+void start_pass(Block& b);
+bool next_round_in_pass(Block& b);  // b.round: the pass's next round; false: the pass is over
+void release_barrier(Block& b);     // every thread waits at one barrier: they all go on
+// A round is over: set up the next one as the scheduler would. False: what comes next is the scheduler's to
+// decide (the block ended or failed, divergence, threads that returned before a barrier, unwinding).
+bool continue_block(Block& b);
 
 // barrier_reports.cpp
 std::string describe_waits(const std::vector<Thread>& ts);

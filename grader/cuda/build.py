@@ -31,7 +31,7 @@ LIBS = ["-lboost_context", "-ldl", "-pthread"]
 # a kernel library calls the runtime's functions (a barrier, a shuffle) directly, not through the PLT
 LINK_LOCAL = "-Wl,-Bsymbolic-functions" if sys.platform.startswith("linux") else ""
 # the runtime's own objects (the yardstick attention_loops.cpp is bench's own)
-RUNTIME_SOURCES = ("scheduler.cpp", "context_switch.cpp", "collectives.cpp", "barrier_reports.cpp", "shared_memory.cpp", "cuda_api.cpp",
+RUNTIME_SOURCES = ("scheduler.cpp", "rounds.cpp", "context_switch.cpp", "collectives.cpp", "barrier_reports.cpp", "shared_memory.cpp", "cuda_api.cpp",
                    "errors.cpp", "device_properties.cpp", "streams.cpp", "host_memory.cpp",
                    "memory.cpp", "faults.cpp")
 MAX_ERROR_LINES = 30
