@@ -142,14 +142,19 @@ char* lay_out(SharedMemory& s, int k, size_t bytes, size_t align, const char* na
     return start;
 }
 
-// "`tile` (declared on line 4, 128 bytes)", or the dynamic part with the size asked for at the launch.
-void describe_array(const Window& w, char* out, size_t n) {
+// Where `offset` (bytes from the array's start) lies: "past the end of `tile`: byte offset 160 of an array of 128
+// bytes (declared on line 4)", or the dynamic part with the size asked for at the launch.
+void describe_offset(const Window& w, ptrdiff_t offset, char* out, size_t n) {
+    const char* where = offset < 0 ? "before the start of" : "past the end of";
     if (!w.dynamic)
-        std::snprintf(out, n, "`%s` (declared on line %d, %zu bytes)", w.name ? w.name : "?", w.line, w.bytes);
+        std::snprintf(out, n, "%s `%s`: byte offset %td of an array of %zu bytes (declared on line %d)", where,
+                      w.name ? w.name : "?", offset, w.bytes, w.line);
     else if (w.name != nullptr)
-        std::snprintf(out, n, "`extern __shared__ %s[]` (%zu bytes asked for at launch)", w.name, w.bytes);
+        std::snprintf(out, n, "%s `extern __shared__ %s[]`: byte offset %td of the %zu bytes asked for at launch",
+                      where, w.name, offset, w.bytes);
     else
-        std::snprintf(out, n, "the dynamic shared memory (%zu bytes asked for at launch)", w.bytes);
+        std::snprintf(out, n, "%s the dynamic shared memory: byte offset %td of the %zu bytes asked for at launch",
+                      where, offset, w.bytes);
 }
 
 // The first byte in [lo, hi) that is not poison (scanning up), or nullptr.
@@ -197,11 +202,10 @@ void check_shared_red_zones(Block& b, uint3 bidx) {
         const char* before = first_written(below, w.start);
         const char* past = first_written(w.start + w.bytes, w.end);
         if (before == nullptr && past == nullptr) continue;
-        char array[160], message[400];
-        describe_array(w, array, sizeof array);
-        std::snprintf(message, sizeof message, "out-of-bounds write to shared memory %s %s, at byte offset %td, in "
-                      "block (%u,%u,%u)", past ? "past the end of" : "before the start of", array,
-                      (past ? past : before) - w.start, bidx.x, bidx.y, bidx.z);
+        char where[200], message[400];
+        describe_offset(w, (past ? past : before) - w.start, where, sizeof where);
+        std::snprintf(message, sizeof message, "out-of-bounds write to shared memory %s, in block (%u,%u,%u)", where,
+                      bidx.x, bidx.y, bidx.z);
         std::memset(const_cast<char*>(below), kPoison, w.start - below);  // poison again, for the next launch
         std::memset(w.start + w.bytes, kPoison, w.end - (w.start + w.bytes));
         call.fail(message);
@@ -243,16 +247,16 @@ bool describe_shared_address(const void* addr, bool write, bool know_write, char
     for (int i = 0; i < made; ++i) {
         const Window& w = registry[i];
         if (a < w.map || a >= w.map + w.map_bytes) continue;
-        char array[160];
-        describe_array(w, array, sizeof array);
         ptrdiff_t offset = a - w.start;
-        const char* kind = !know_write ? "access to" : write ? "write to" : "read from";
-        if (offset < 0 || static_cast<size_t>(offset) >= w.bytes)
-            std::snprintf(out, n, "out-of-bounds %s shared memory %s %s, at byte offset %td", kind,
-                          offset < 0 ? "before the start of" : "past the end of", array, offset);
-        else
-            std::snprintf(out, n, "%s shared memory %s at byte offset %td and faulted",
-                          !know_write ? "accessed" : write ? "wrote to" : "read from", array, offset);
+        if (offset >= 0 && static_cast<size_t>(offset) < w.bytes) {  // inside the array: not a guard's fault
+            std::snprintf(out, n, "%s shared memory `%s` at byte offset %td and faulted",
+                          !know_write ? "accessed" : write ? "wrote to" : "read from", w.name ? w.name : "?", offset);
+            return true;
+        }
+        char where[200];
+        describe_offset(w, offset, where, sizeof where);
+        std::snprintf(out, n, "out-of-bounds %s shared memory %s", !know_write ? "access to" : write ? "write to" :
+                      "read from", where);
         return true;
     }
     return false;

@@ -425,7 +425,8 @@ DIAGNOSES = [
     (2, r"out-of-bounds write: 4 bytes before the start of O"),
     (3, r"wrote into Q \(float index 0\), an input the kernel may only read .* in thread \(0,0,0\).*\n  at diag.cu:8"),
     (4, r"stack overflow: .* in thread \(0,0,0\) of block \(0,0,0\)"),
-    (5, r"out-of-bounds write to shared memory past the end of `tile` \(declared on line 4, 128 bytes\)"),
+    (5, r"out-of-bounds write to shared memory past the end of `tile`: byte offset 128 of an array of 128 bytes "
+        r"\(declared on line 4\), in thread \(0,0,0\) of block \(0,0,0\)\n  at diag.cu:10"),
     (7, r"read the buffer from cudaMalloc on line 20 after cudaFree released it"),
     (8, r"read through a null pointer"),
 ]
@@ -541,20 +542,20 @@ extern "C" void causal_attention_forward(const float* Q, const float* K, const f
 """
 
 SHARED_DIAGNOSES = [
-    (1, r"out-of-bounds write to shared memory past the end of `s_a` \(declared on line 3, 1024 bytes\), at byte "
-        r"offset 2048, in thread \(0,0,0\) of block \(1,0,0\)\n  at shared.cu:16"),  # 1 KiB past s_a
-    (2, r"out-of-bounds write to shared memory past the end of `s_a` \(declared on line 3, 1024 bytes\), at byte "
-        r"offset 1049600, in thread \(0,0,0\) of block \(1,0,0\)"),  # 1 MiB past
-    (3, r"out-of-bounds read from shared memory before the start of `s_b` \(declared on line 3, 1024 bytes\), at "
-        r"byte offset -1048576, in thread \(0,0,0\) of block \(1,0,0\)\n  at shared.cu:13"),  # 1 MiB before
-    (4, r"out-of-bounds write to shared memory past the end of `s_a` \(declared on line 3, 1024 bytes\), at byte "
-        r"offset 1088, in thread \(0,0,0\) of block \(1,0,0\)"),  # where s_b[0] was
-    (5, r"out-of-bounds write to shared memory past the end of `extern __shared__ dyn\[\]` \(1024 bytes asked for "
-        r"at launch\), at byte offset 1024, in thread \(0,0,0\) of block \(1,0,0\)\n  at shared.cu:14"),
-    (6, r"out-of-bounds write to shared memory before the start of `s_a` \(declared on line 3, 1024 bytes\), at "
-        r"byte offset -2800, in block \(1,0,0\)"),  # inside s_a's pages: found when the block ends
-    (7, r"out-of-bounds write to shared memory past the end of `flags` \(declared on line 4, 10 bytes\), at byte "
-        r"offset 12, in block \(1,0,0\)"),  # in the bytes that round flags up to 16
+    (1, r"out-of-bounds write to shared memory past the end of `s_a`: byte offset 2048 of an array of 1024 bytes "
+        r"\(declared on line 3\), in thread \(0,0,0\) of block \(1,0,0\)\n  at shared.cu:16"),  # 1 KiB past s_a
+    (2, r"out-of-bounds write to shared memory past the end of `s_a`: byte offset 1049600 of an array of 1024 bytes "
+        r"\(declared on line 3\), in thread \(0,0,0\) of block \(1,0,0\)"),  # 1 MiB past
+    (3, r"out-of-bounds read from shared memory before the start of `s_b`: byte offset -1048576 of an array of 1024 "
+        r"bytes \(declared on line 3\), in thread \(0,0,0\) of block \(1,0,0\)\n  at shared.cu:13"),  # 1 MiB before
+    (4, r"out-of-bounds write to shared memory past the end of `s_a`: byte offset 1088 of an array of 1024 bytes "
+        r"\(declared on line 3\), in thread \(0,0,0\) of block \(1,0,0\)"),  # where s_b[0] was
+    (5, r"out-of-bounds write to shared memory past the end of `extern __shared__ dyn\[\]`: byte offset 1024 of the "
+        r"1024 bytes asked for at launch, in thread \(0,0,0\) of block \(1,0,0\)\n  at shared.cu:14"),
+    (6, r"out-of-bounds write to shared memory before the start of `s_a`: byte offset -2800 of an array of 1024 bytes "
+        r"\(declared on line 3\), in block \(1,0,0\)"),  # inside s_a's pages: found when the block ends
+    (7, r"out-of-bounds write to shared memory past the end of `flags`: byte offset 12 of an array of 10 bytes "
+        r"\(declared on line 4\), in block \(1,0,0\)"),  # in the bytes that round flags up to 16
 ]
 
 
