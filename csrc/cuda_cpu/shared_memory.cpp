@@ -38,6 +38,7 @@ struct Window {
     const char* name = nullptr;
     int line = 0;
     bool dynamic = false;
+    bool stale = false;  // the poison around the array may be gone: poison the whole window at its next use
 };
 
 // One per core running a launch: window 0 holds the dynamic part, 1.. the __shared__ declarations in the order a
@@ -134,11 +135,12 @@ char* lay_out(SharedMemory& s, int k, size_t bytes, size_t align, const char* na
             mprotect(w.end - w.open, w.open - open, PROT_NONE);
         }
         w.open = open;
-        w.start = nullptr;  // poison it all below
+        w.stale = true;
     }
-    if (start != w.start) std::memset(w.end - open, kPoison, start - (w.end - open));  // the slack before it
+    if (start != w.start || w.stale)  // the slack before it: a larger array's bytes, or never poisoned
+        std::memset(w.end - open, kPoison, start - (w.end - open));
     std::memset(start, kPoison, padded);  // the array (NaN until written) and the bytes that round it up
-    w.start = start, w.bytes = bytes, w.name = name, w.line = line, w.dynamic = k == 0;
+    w.start = start, w.bytes = bytes, w.name = name, w.line = line, w.dynamic = k == 0, w.stale = false;
     return start;
 }
 
@@ -180,7 +182,7 @@ SharedMemory::~SharedMemory() {
     // A failed launch skipped the check at its blocks' ends: poison every window afresh at its next use.
     if (call.launch_failed.load())
         for (Window* w : windows->windows)
-            if (w != nullptr) w->start = nullptr;
+            if (w != nullptr) w->stale = true;
     std::lock_guard<std::mutex> lock(windows_mutex);
     spare_sets.push_back(windows);
 }

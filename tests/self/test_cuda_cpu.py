@@ -530,13 +530,14 @@ __global__ void k(float* O, int mode, long index) {
         else if (mode == 5) dyn[index] = -1.0f;
         else if (mode == 7) flags[index] = 0;
         else s_a[index] = -1.0f;
+        if (mode == 9) __trap();  // after a write before s_a: the check at the block's end never runs
     }
     __syncthreads();
     O[blockIdx.x * 256 + t] = s_a[t] + s_b[255 - t] + dyn[t] + flags[t % 10];
 }
 extern "C" void causal_attention_forward(const float* Q, const float* K, const float* V, float* O,
                                          int BH, int T, int d_k) {
-    const long index[] = {0, 256 + 256, 256 + 262144, -262144, 272, 256, -700, 12, 0};
+    const long index[] = {0, 256 + 256, 256 + 262144, -262144, 272, 256, -700, 12, 0, -700};
     k<<<2, 256, 256 * sizeof(float)>>>(O, BH, index[BH]);
 }
 """
@@ -556,6 +557,7 @@ SHARED_DIAGNOSES = [
         r"\(declared on line 3\), in block \(1,0,0\)"),  # inside s_a's pages: found when the block ends
     (7, r"out-of-bounds write to shared memory past the end of `flags`: byte offset 12 of an array of 10 bytes "
         r"\(declared on line 4\), in block \(1,0,0\)"),  # in the bytes that round flags up to 16
+    (9, r"__trap\(\) at shared.cu:17 in thread \(0,0,0\) of block \(1,0,0\) stopped the kernel"),
 ]
 
 
@@ -583,7 +585,8 @@ def test_a_shared_array_is_guarded_at_any_distance_and_named(shared, mode, messa
 
 def test_the_shared_memory_kernel_runs_clean_in_bounds(shared):
     """The same kernel writing s_a[0] (mode 8): no report, and every array holds what its threads wrote, so each
-    mode above fails for its index alone."""
+    mode above fails for its index alone. Run after them in the same worker: the windows are reused, and the stray
+    writes of modes 6, 7 and 9 (whose launch failed before any check) left nothing behind."""
     x = np.ones((8, 8, 64), np.float32)
     out = shared.call("causal_attention_forward", x, x, x).reshape(-1)
     t = np.arange(256)
