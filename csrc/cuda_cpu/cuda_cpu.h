@@ -3,8 +3,9 @@
 // The grader compiles the student's .cu with g++ and `-include cuda_cpu.h`, after a line-preserving rewrite
 // (grader/cuda/build.py) of the two things no header can express: `kernel<<<grid, block, shmem, stream>>>(args)`
 // becomes `cuda_cpu::launch(kernel, cuda_cpu::config(grid, block, shmem, stream), args)`, and each `__shared__`
-// declaration becomes a reference into the block's shared-memory arena, which is filled with NaN at every block
-// start (an uninitialised read shows up instead of quietly reading the previous block's values).
+// declaration becomes a reference into the block's shared memory: each array in guarded pages of its own
+// (shared_memory.cpp), filled with NaN at every block start (an uninitialised read shows up instead of quietly
+// reading the previous block's values).
 //
 // What a grade depends on behaves as on the hardware:
 //   - every CUDA thread is a fiber (scheduler.cpp); __syncthreads is a real block barrier, and threads that have

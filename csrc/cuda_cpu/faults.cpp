@@ -2,10 +2,10 @@
 // kernel, which stops the launch as on a GPU (cuda_cpu_assert_fail, at the end).
 //
 // The grader hands the runtime a pipe (cuda_cpu_report_faults_to). On SIGSEGV, SIGBUS or SIGFPE the handler
-// writes one message to it: what was touched (a buffer's guard page, a freed buffer, a null pointer, the end of
-// the thread's stack), which CUDA thread of which block did it, and the faulting instruction's offset in the
-// kernel library (the grader turns it into microgpt_cuda.cu:LINE with addr2line). Then the signal's default
-// action runs, so the process still dies of it and the grader still sees the signal.
+// writes one message to it: what was touched (a buffer's guard region, a shared array's, a freed buffer, a null
+// pointer, the end of the thread's stack), which CUDA thread of which block did it, and the faulting instruction's
+// offset in the kernel library (the grader turns it into microgpt_cuda.cu:LINE with addr2line). Then the signal's
+// default action runs, so the process still dies of it and the grader still sees the signal.
 #include "internal.h"
 
 #include <dlfcn.h>
@@ -65,7 +65,8 @@ void on_fault(int sig, siginfo_t* info, void* context) {
     uintptr_t addr = reinterpret_cast<uintptr_t>(info->si_addr);
     if (sig == SIGFPE) {
         std::snprintf(what, sizeof what, "integer division by zero (SIGFPE)");
-    } else if (!describe_address(info->si_addr, write, know_write, what, sizeof what)) {
+    } else if (!describe_address(info->si_addr, write, know_write, what, sizeof what) &&
+               !describe_shared_address(info->si_addr, write, know_write, what, sizeof what)) {
         if (sp && addr + kNearStack > sp && addr < sp + kNearStack)
             std::snprintf(what, sizeof what, "stack overflow: the thread used more than its stack (64 KiB per CUDA "
                           "thread here); large per-thread arrays or deep recursion belong in shared or global memory");

@@ -45,6 +45,11 @@ void check_guarded_memory();  // after every launch: a changed slack byte is an 
 // Where `addr` lies relative to the guarded buffers, in words ("4 bytes past the end of O ..."), into out.
 // Called from the fault handler: no allocation, no locks.
 bool describe_address(const void* addr, bool write, bool know_write, char* out, size_t n);
+// The size of each far guard region (16 GiB, less under an address-space limit), for buffers and shared arrays.
+size_t far_guard_bytes();
+
+// shared_memory.cpp: the same for the windows that hold __shared__ arrays ("past the end of `tile` ...").
+bool describe_shared_address(const void* addr, bool write, bool know_write, char* out, size_t n);
 
 // faults.cpp: give this OS thread an alternate signal stack, so a stack overflow can still be reported.
 void prepare_thread_for_faults();

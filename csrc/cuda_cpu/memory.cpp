@@ -89,6 +89,8 @@ Buffer* find(const void* p) {
 
 }  // namespace
 
+size_t far_guard_bytes() { return far_guard(); }
+
 void* guarded_alloc(size_t bytes, const char* name, bool zeroed) {
     std::lock_guard<std::mutex> lock(buffers_mutex);
     Buffer* slot = nullptr;

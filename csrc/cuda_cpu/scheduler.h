@@ -16,15 +16,29 @@ namespace ctx = boost::context;
 
 constexpr size_t kSharedArenaBytes = 228 * 1024;  // the most one block may have on current GPUs
 constexpr size_t kStackBytes = 64 * 1024;         // per CUDA thread, with a guard page below it
-constexpr size_t kRedZone = 64;                   // bytes kept untouched around each shared array
-constexpr size_t kMaxSharedSlots = 64;
-constexpr size_t kArenaBytes = kSharedArenaBytes + (kMaxSharedSlots + 2) * 2 * kRedZone;
-constexpr unsigned char kPoison = 0xFF;           // every float made of these bytes is a NaN
+constexpr size_t kMaxSharedSlots = 64;            // __shared__ declarations one block may reach
 
 enum class State { Ready, AtBarrier, AtWarp, Done };
 constexpr int kVoteLane = -2;  // a warp rendezvous that votes (__ballot_sync and friends) instead of shuffling
 
 struct Runner;
+struct SharedWindows;
+
+// A block's shared memory (shared_memory.cpp): each __shared__ array, and the dynamic part, in a window of its own
+// between two far guard regions. The windows outlive the block: the next block on this core, and the next launch,
+// lay their arrays out in the same ones.
+struct SharedMemory {
+    struct Slot {
+        const void* site;  // the declaration (and template instantiation) it belongs to
+        unsigned char* start;
+        int window;        // its window in `windows`: 0 is the dynamic part's, then one per declaration reached
+    };
+    std::vector<Slot> slots;  // one per __shared__ declaration reached in this block, in the order reached
+    size_t counted = 0;       // bytes asked for so far (static and dynamic), at most kSharedArenaBytes
+    size_t dynamic_bytes = 0; // asked for at launch
+    SharedWindows* windows = nullptr;  // taken from a pool at this core's first block, given back at the end
+    ~SharedMemory();
+};
 
 struct Thread {
     Coordinates coords;
@@ -39,18 +53,9 @@ struct Thread {
 // Per core: the block being run.
 struct Block {
     std::vector<Thread> threads;
-    struct Slot {
-        const void* site;  // the declaration (and template instantiation) it belongs to
-        size_t offset, bytes;
-        const char* name;
-        int line;
-    };
-    std::vector<Slot> shared_slots;  // one per __shared__ declaration reached in this block, in the arena
     // __syncthreads_count/_and/_or: what the threads brought to the barrier, and what the last one released
     int predicates_true = 0, predicates_seen = 0, released_true = 0, released_seen = 0;
-    size_t shared_used = 0, shared_counted = 0, dynamic_bytes = 0;
-    const char* dynamic_name = nullptr;
-    alignas(64) unsigned char arena[kArenaBytes];
+    SharedMemory shared;  // this block's __shared__ arrays, each in a guarded window (shared_memory.cpp)
     Thread* current = nullptr;
     const std::function<void()>* body = nullptr;  // the launch's kernel call
     std::vector<std::unique_ptr<Runner>> runners;
@@ -134,7 +139,8 @@ bool continue_block(Block& b);
 std::string describe_waits(const std::vector<Thread>& ts);
 void warn_if_some_returned(const std::vector<Thread>& ts, uint3 bidx, int barrier_line);
 
-// shared_memory.cpp: a block's shared memory, poisoned and laid out with red zones.
+// shared_memory.cpp: a block's shared memory, poisoned and guarded; a write outside an array within its window's
+// pages is found when the block ends.
 void start_shared(Block& b, const LaunchConfig& cfg);
 void check_shared_red_zones(Block& b, uint3 bidx);
 

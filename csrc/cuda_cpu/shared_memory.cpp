@@ -1,81 +1,267 @@
-// shared_memory.cpp: each block's __shared__ arrays, in one arena per core. Poisoned with NaN when first used (an
-// uninitialised read shows) and laid out with red zones (a write past an array is named with its declaration).
+// shared_memory.cpp: each block's __shared__ arrays, each in a guarded window of its own, as every cudaMalloc
+// buffer is (memory.cpp). Poisoned with NaN when a block first reaches the declaration (an uninitialised read
+// shows); an access past either end faults at once, at any distance, and is named with the array's declaration.
+//
+// A window is a reserved address range: a far guard region (PROT_NONE, 16 GiB: every 32-bit index of 4- and
+// 8-byte elements), room for the largest array a block may have, a far guard region. The array ends right at
+// the back guard, in the last pages of the room that are made accessible for it; the accessible bytes before
+// its start (and the few after its end that round it to 16 bytes) are poison, checked when the block ends, so a
+// near write just before an array (or just past an odd-sized one) is named too. Nothing else shares a window:
+// `s_a[300]` of a 256-float `s_a` faults in s_a's own guard instead of landing in `s_b`.
+//
+// Windows are reserved once and kept: each core takes a set of them from a pool at its first block of a launch
+// and gives it back at the end, so blocks and launches reuse them (no mmap or mprotect per block; a window is
+// resized, with mprotect, only when a later kernel puts an array of another size in it).
 #include "scheduler.h"
 
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 namespace cuda_cpu {
 
-// Shared memory, laid out with red zones: [red][dynamic][red][slot 0][red][slot 1][red]... Each region is poisoned
-// (NaN) when the block first uses it, so an uninitialised read shows; a red zone that is no longer poison at the
-// end of the block is an out-of-bounds write, named with the array it follows.
-void start_shared(Block& b, const LaunchConfig& cfg) {
-    b.shared_slots.clear();
-    b.dynamic_bytes = (cfg.shared_bytes + 15) & ~size_t(15);
-    b.shared_counted = b.dynamic_bytes;
-    b.shared_used = kRedZone + b.dynamic_bytes + kRedZone;
-    std::memset(b.arena, kPoison, b.shared_used);
+constexpr unsigned char kPoison = 0xFF;  // every float made of these bytes is a NaN
+
+struct Window {
+    char* map = nullptr;  // front guard, room, back guard
+    size_t map_bytes = 0;
+    char* end = nullptr;  // where the back guard starts: every array laid out here ends at it
+    size_t open = 0;      // accessible bytes just below `end` (whole pages)
+    char* start = nullptr;  // the array laid out now: [end - open, start) and [start + bytes, end) are poison
+    size_t bytes = 0;
+    const char* name = nullptr;
+    int line = 0;
+    bool dynamic = false;
+    bool stale = false;  // the poison around the array may be gone: poison the whole window at its next use
+};
+
+// One per core running a launch: window 0 holds the dynamic part, 1.. the __shared__ declarations in the order a
+// block reaches them.
+struct SharedWindows {
+    Window* windows[1 + kMaxSharedSlots] = {};
+};
+
+namespace {
+
+// Every window ever made, never unmapped: the fault handler looks an address up here without a lock.
+constexpr int kMaxWindows = 16384;
+Window registry[kMaxWindows];
+std::atomic<int> windows_made{0};
+std::mutex windows_mutex;  // making windows, and the pool of sets
+std::vector<SharedWindows*> spare_sets;
+size_t reserved = 0;  // address space held by windows
+constexpr size_t kAddressBudget = size_t(32) << 40;  // beside memory.cpp's 32 TiB, of the 128 TiB a process has
+
+size_t page_size() {
+    static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    return page;
 }
 
-void check_shared_red_zones(Block& b, uint3 bidx) {
-    size_t from = 0;
-    auto gap_ok = [&](size_t lo, size_t hi) {
-        for (size_t k = lo; k < hi; ++k)
-            if (b.arena[k] != kPoison) return false;
-        return true;
-    };
-    auto report = [&](const char* where, const char* name, int line, size_t bytes) {
-        char buf[320];
-        if (line > 0)
-            std::snprintf(buf, sizeof buf, "out-of-bounds write to shared memory %s `%s` (declared on line %d, %zu "
-                          "bytes) in block (%u,%u,%u)", where, name, line, bytes, bidx.x, bidx.y, bidx.z);
-        else
-            std::snprintf(buf, sizeof buf, "out-of-bounds write to shared memory %s %s (%zu bytes asked for at "
-                          "launch) in block (%u,%u,%u)", where, name, bytes, bidx.x, bidx.y, bidx.z);
-        call.fail(buf);
-    };
-    const char* dyn = b.dynamic_name ? b.dynamic_name : "the dynamic shared memory";
-    char dyn_name[96];
-    std::snprintf(dyn_name, sizeof dyn_name, b.dynamic_name ? "`extern __shared__ %s[]`" : "%s", dyn);
-    if (!gap_ok(0, kRedZone)) return report("before the start of", dyn_name, 0, b.dynamic_bytes);
-    from = kRedZone + b.dynamic_bytes;
-    const char* prev_name = dyn_name;
-    int prev_line = 0;
-    size_t prev_bytes = b.dynamic_bytes;
-    for (const Block::Slot& s : b.shared_slots) {
-        if (!gap_ok(from, s.offset)) {
-            // the gap after one array is also the gap before the next: blame the nearer end
-            bool after_prev = b.arena[from] != kPoison;
-            if (after_prev) return report("past the end of", prev_name, prev_line, prev_bytes);
-            return report("before the start of", s.name, s.line, s.bytes);
+size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+// Room for the largest array: a block's whole shared memory, rounded up to its alignment.
+size_t room() { return round_up(kSharedArenaBytes, page_size()) + page_size(); }
+
+// Under an address-space limit (RLIMIT_AS) the windows' reservations count against it: they keep to an eighth.
+size_t address_budget() {
+    static const size_t budget = [] {
+        rlimit limit{};
+        if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return kAddressBudget;
+        return std::min(kAddressBudget, static_cast<size_t>(limit.rlim_cur) / 8);
+    }();
+    return budget;
+}
+
+// A new window (guards at the full size while the budget allows, else smaller ones), or nullptr.
+Window* make_window() {
+    std::lock_guard<std::mutex> lock(windows_mutex);
+    int index = windows_made.load();
+    if (index >= kMaxWindows) return nullptr;
+    size_t page = page_size(), body = room(), guard = far_guard_bytes();
+    for (; guard > page && reserved + 2 * guard + body > address_budget(); guard /= 2) {}
+    for (;; guard /= 2) {
+        guard = std::max(page, guard / page * page);
+        void* map = mmap(nullptr, body + 2 * guard, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (map != MAP_FAILED) {
+            Window& w = registry[index];
+            w.map = static_cast<char*>(map);
+            w.map_bytes = body + 2 * guard;
+            w.end = w.map + guard + body;
+            w.start = w.end;
+            reserved += w.map_bytes;
+            windows_made.store(index + 1);  // the fault handler sees the window from now on
+            return &w;
         }
-        from = s.offset + s.bytes;
-        prev_name = s.name, prev_line = s.line, prev_bytes = s.bytes;
+        if (guard == page) return nullptr;
     }
-    if (!gap_ok(from, from + kRedZone)) report("past the end of", prev_name, prev_line, prev_bytes);
+}
+
+SharedWindows* take_set() {
+    std::lock_guard<std::mutex> lock(windows_mutex);
+    if (spare_sets.empty()) return new SharedWindows();
+    SharedWindows* set = spare_sets.back();
+    spare_sets.pop_back();
+    return set;
+}
+
+[[noreturn]] void stop_thread(const char* message) {
+    call.fail(message);
+    throw ThreadStopped{};
+}
+
+// Lay out an array of `bytes` at the end of window `k` of this core's set, and poison it (NaN) for this block.
+// Only a new size or alignment changes the window: its accessible pages (mprotect) and their poison.
+char* lay_out(SharedMemory& s, int k, size_t bytes, size_t align, const char* name, int line) {
+    Window*& slot = s.windows->windows[k];
+    if (slot == nullptr && (slot = make_window()) == nullptr)
+        stop_thread("the CPU runtime could not reserve address space for the kernel's shared memory");
+    Window& w = *slot;
+    size_t page = page_size();
+    size_t padded = round_up(bytes, std::max<size_t>(16, std::min(align, page)));
+    size_t open = round_up(padded, page);
+    char* start = w.end - padded;
+    if (open != w.open) {
+        if (open > w.open) {
+            if (mprotect(w.end - open, open - w.open, PROT_READ | PROT_WRITE) != 0)
+                stop_thread("the CPU runtime could not map the kernel's shared memory (out of memory)");
+        } else {
+            madvise(w.end - w.open, w.open - open, MADV_DONTNEED);
+            mprotect(w.end - w.open, w.open - open, PROT_NONE);
+        }
+        w.open = open;
+        w.stale = true;
+    }
+    if (start != w.start || w.stale)  // the slack before it: a larger array's bytes, or never poisoned
+        std::memset(w.end - open, kPoison, start - (w.end - open));
+    std::memset(start, kPoison, padded);  // the array (NaN until written) and the bytes that round it up
+    w.start = start, w.bytes = bytes, w.name = name, w.line = line, w.dynamic = k == 0, w.stale = false;
+    return start;
+}
+
+// Where `offset` (bytes from the array's start) lies: "past the end of `tile`: byte offset 160 of an array of 128
+// bytes (declared on line 4)", or the dynamic part with the size asked for at the launch.
+void describe_offset(const Window& w, ptrdiff_t offset, char* out, size_t n) {
+    const char* where = offset < 0 ? "before the start of" : "past the end of";
+    if (!w.dynamic)
+        std::snprintf(out, n, "%s `%s`: byte offset %td of an array of %zu bytes (declared on line %d)", where,
+                      w.name ? w.name : "?", offset, w.bytes, w.line);
+    else if (w.name != nullptr)
+        std::snprintf(out, n, "%s `extern __shared__ %s[]`: byte offset %td of the %zu bytes asked for at launch",
+                      where, w.name, offset, w.bytes);
+    else
+        std::snprintf(out, n, "%s the dynamic shared memory: byte offset %td of the %zu bytes asked for at launch",
+                      where, offset, w.bytes);
+}
+
+// The first byte in [lo, hi) that is not poison (scanning up), or nullptr.
+const char* first_written(const char* lo, const char* hi) {
+    for (; lo < hi && reinterpret_cast<uintptr_t>(lo) % 8 != 0; ++lo)
+        if (static_cast<unsigned char>(*lo) != kPoison) return lo;
+    for (; lo + 8 <= hi; lo += 8) {
+        uint64_t word;
+        std::memcpy(&word, lo, 8);
+        if (word != ~uint64_t(0)) break;
+    }
+    for (; lo < hi; ++lo)
+        if (static_cast<unsigned char>(*lo) != kPoison) return lo;
+    return nullptr;
+}
+
+const char* const kDynamicSite = "the dynamic shared memory";
+
+}  // namespace
+
+SharedMemory::~SharedMemory() {
+    if (windows == nullptr) return;
+    // A failed launch skipped the check at its blocks' ends: poison every window afresh at its next use.
+    if (call.launch_failed.load())
+        for (Window* w : windows->windows)
+            if (w != nullptr) w->stale = true;
+    std::lock_guard<std::mutex> lock(windows_mutex);
+    spare_sets.push_back(windows);
+}
+
+void start_shared(Block& b, const LaunchConfig& cfg) {
+    SharedMemory& s = b.shared;
+    if (s.windows == nullptr) s.windows = take_set();
+    s.slots.clear();
+    s.dynamic_bytes = cfg.shared_bytes;
+    s.counted = round_up(cfg.shared_bytes, 16);
+}
+
+// When the block ends: a byte outside an array but inside its window's accessible pages that is no longer poison
+// is an out-of-bounds write, named with the array and the block (the fault handler names the farther ones).
+void check_shared_red_zones(Block& b, uint3 bidx) {
+    for (const SharedMemory::Slot& slot : b.shared.slots) {
+        Window& w = *b.shared.windows->windows[slot.window];
+        const char* below = w.end - w.open;
+        const char* before = first_written(below, w.start);
+        const char* past = first_written(w.start + w.bytes, w.end);
+        if (before == nullptr && past == nullptr) continue;
+        char where[200], message[400];
+        describe_offset(w, (past ? past : before) - w.start, where, sizeof where);
+        std::snprintf(message, sizeof message, "out-of-bounds write to shared memory %s, in block (%u,%u,%u)", where,
+                      bidx.x, bidx.y, bidx.z);
+        std::memset(const_cast<char*>(below), kPoison, w.start - below);  // poison again, for the next launch
+        std::memset(w.start + w.bytes, kPoison, w.end - (w.start + w.bytes));
+        call.fail(message);
+        return;
+    }
 }
 
 void* block_shared(const void* site, size_t bytes, size_t align, const char* name, int line) {
-    Block& b = *block;
-    for (const Block::Slot& s : b.shared_slots)
-        if (s.site == site) return b.arena + s.offset;
-    size_t offset = (b.shared_used + align - 1) / align * align;
-    if (b.shared_counted + bytes > kSharedArenaBytes || b.shared_slots.size() >= kMaxSharedSlots ||
-        offset + bytes + kRedZone > kArenaBytes) {  // the launch fails; its results are not used
-        call.fail("the kernel uses more shared memory than a block has (228 KiB)");
-        return b.arena;
+    SharedMemory& s = block->shared;
+    int k = 1;  // the window after the other declarations' (the dynamic part's is 0)
+    for (const SharedMemory::Slot& slot : s.slots) {
+        if (slot.site == site) return slot.start;
+        k += slot.window != 0;
     }
-    std::memset(b.arena + b.shared_used, kPoison, offset + bytes + kRedZone - b.shared_used);
-    b.shared_slots.push_back({site, offset, bytes, name, line});
-    b.shared_counted += bytes;
-    b.shared_used = offset + bytes + kRedZone;
-    return b.arena + offset;
+    if (s.counted + bytes > kSharedArenaBytes || k > static_cast<int>(kMaxSharedSlots))  // the launch fails
+        stop_thread("the kernel uses more shared memory than a block has (228 KiB)");
+    unsigned char* start = reinterpret_cast<unsigned char*>(lay_out(s, k, bytes, align, name, line));
+    s.slots.push_back({site, start, k});
+    s.counted += bytes;
+    return start;
 }
 
 void* dynamic_shared_base(const char* name) {
-    block->dynamic_name = name;
-    return block->arena + kRedZone;
+    SharedMemory& s = block->shared;
+    for (const SharedMemory::Slot& slot : s.slots)
+        if (slot.window == 0) {
+            if (name != nullptr) s.windows->windows[0]->name = name;  // several extern names share the one part
+            return slot.start;
+        }
+    unsigned char* start = reinterpret_cast<unsigned char*>(lay_out(s, 0, s.dynamic_bytes, 16, name, 0));
+    s.slots.push_back({kDynamicSite, start, 0});
+    return start;
+}
+
+// For the fault handler: an address in a window's guard regions, said with the array laid out there now.
+bool describe_shared_address(const void* addr, bool write, bool know_write, char* out, size_t n) {
+    const char* a = static_cast<const char*>(addr);
+    int made = windows_made.load();
+    for (int i = 0; i < made; ++i) {
+        const Window& w = registry[i];
+        if (a < w.map || a >= w.map + w.map_bytes) continue;
+        ptrdiff_t offset = a - w.start;
+        if (offset >= 0 && static_cast<size_t>(offset) < w.bytes) {  // inside the array: not a guard's fault
+            std::snprintf(out, n, "%s shared memory `%s` at byte offset %td and faulted",
+                          !know_write ? "accessed" : write ? "wrote to" : "read from", w.name ? w.name : "?", offset);
+            return true;
+        }
+        char where[200];
+        describe_offset(w, offset, where, sizeof where);
+        std::snprintf(out, n, "out-of-bounds %s shared memory %s", !know_write ? "access to" : write ? "write to" :
+                      "read from", where);
+        return true;
+    }
+    return false;
 }
 
 }  // namespace cuda_cpu

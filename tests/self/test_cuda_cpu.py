@@ -6,7 +6,9 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -423,7 +425,8 @@ DIAGNOSES = [
     (2, r"out-of-bounds write: 4 bytes before the start of O"),
     (3, r"wrote into Q \(float index 0\), an input the kernel may only read .* in thread \(0,0,0\).*\n  at diag.cu:8"),
     (4, r"stack overflow: .* in thread \(0,0,0\) of block \(0,0,0\)"),
-    (5, r"out-of-bounds write to shared memory past the end of `tile` \(declared on line 4, 128 bytes\)"),
+    (5, r"out-of-bounds write to shared memory past the end of `tile`: byte offset 128 of an array of 128 bytes "
+        r"\(declared on line 4\), in thread \(0,0,0\) of block \(0,0,0\)\n  at diag.cu:10"),
     (7, r"read the buffer from cudaMalloc on line 20 after cudaFree released it"),
     (8, r"read through a null pointer"),
 ]
@@ -503,6 +506,93 @@ def test_the_far_access_kernel_runs_clean_in_bounds(far):
     x = np.ones((6, 1, 64), np.float32)
     out = far.call("causal_attention_forward", x, x, x).reshape(-1)
     assert (out[:64] == 0).all()
+
+
+# Shared memory: each __shared__ array (and the dynamic part) sits in a window of its own between far guard regions,
+# so an access past either end, at any distance, faults naming that array; a write outside an array but inside its
+# window's pages (before its start, or past the end of an odd-sized one) is named when the block ends. BH picks
+# the mode. `s_a` and `s_b` are declared together: s_a[272] was s_b[0] when arrays shared one arena with 64-byte
+# red zones, and was never reported.
+SHARED = """\
+#include <cuda_runtime.h>
+__global__ void k(float* O, int mode, long index) {
+    __shared__ float s_a[256], s_b[256];
+    __shared__ char flags[10];
+    extern __shared__ float dyn[];
+    int t = threadIdx.x;
+    s_a[t] = t;
+    s_b[t] = 2 * t;
+    dyn[t] = 3 * t;
+    if (t < 10) flags[t] = 1;
+    __syncthreads();
+    if (t == 0 && blockIdx.x == 1) {
+        if (mode == 3) O[0] = s_b[index];
+        else if (mode == 5) dyn[index] = -1.0f;
+        else if (mode == 7) flags[index] = 0;
+        else s_a[index] = -1.0f;
+        if (mode == 9) __trap();  // after a write before s_a: the check at the block's end never runs
+    }
+    __syncthreads();
+    O[blockIdx.x * 256 + t] = s_a[t] + s_b[255 - t] + dyn[t] + flags[t % 10];
+}
+extern "C" void causal_attention_forward(const float* Q, const float* K, const float* V, float* O,
+                                         int BH, int T, int d_k) {
+    const long index[] = {0, 256 + 256, 256 + 262144, -262144, 272, 256, -700, 12, 0, -700};
+    k<<<2, 256, 256 * sizeof(float)>>>(O, BH, index[BH]);
+}
+"""
+
+SHARED_DIAGNOSES = [
+    (1, r"out-of-bounds write to shared memory past the end of `s_a`: byte offset 2048 of an array of 1024 bytes "
+        r"\(declared on line 3\), in thread \(0,0,0\) of block \(1,0,0\)\n  at shared.cu:16"),  # 1 KiB past s_a
+    (2, r"out-of-bounds write to shared memory past the end of `s_a`: byte offset 1049600 of an array of 1024 bytes "
+        r"\(declared on line 3\), in thread \(0,0,0\) of block \(1,0,0\)"),  # 1 MiB past
+    (3, r"out-of-bounds read from shared memory before the start of `s_b`: byte offset -1048576 of an array of 1024 "
+        r"bytes \(declared on line 3\), in thread \(0,0,0\) of block \(1,0,0\)\n  at shared.cu:13"),  # 1 MiB before
+    (4, r"out-of-bounds write to shared memory past the end of `s_a`: byte offset 1088 of an array of 1024 bytes "
+        r"\(declared on line 3\), in thread \(0,0,0\) of block \(1,0,0\)"),  # where s_b[0] was
+    (5, r"out-of-bounds write to shared memory past the end of `extern __shared__ dyn\[\]`: byte offset 1024 of the "
+        r"1024 bytes asked for at launch, in thread \(0,0,0\) of block \(1,0,0\)\n  at shared.cu:14"),
+    (6, r"out-of-bounds write to shared memory before the start of `s_a`: byte offset -2800 of an array of 1024 bytes "
+        r"\(declared on line 3\), in block \(1,0,0\)"),  # inside s_a's pages: found when the block ends
+    (7, r"out-of-bounds write to shared memory past the end of `flags`: byte offset 12 of an array of 10 bytes "
+        r"\(declared on line 4\), in block \(1,0,0\)"),  # in the bytes that round flags up to 16
+    (9, r"__trap\(\) at shared.cu:17 in thread \(0,0,0\) of block \(1,0,0\) stopped the kernel"),
+]
+
+
+@pytest.fixture(scope="module")
+def shared():
+    from grader.sandbox.client import Submission
+    folder = Path(tempfile.mkdtemp(prefix="shared-"))  # the grader's worker (another uid, as root) reads it
+    folder.chmod(0o755)
+    (folder / "shared.cu").write_text(SHARED)
+    try:
+        with Submission(folder, kernel_library=cuda_build.build(folder / "shared.cu"), timeout=30) as sub:
+            yield sub
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("mode,message", SHARED_DIAGNOSES, ids=[f"mode{m}" for m, _ in SHARED_DIAGNOSES])
+def test_a_shared_array_is_guarded_at_any_distance_and_named(shared, mode, message):
+    from grader.common.failures import StudentCodeError
+    x = np.ones((mode, 8, 64), np.float32)  # O holds both blocks' 256 floats
+    with pytest.raises(StudentCodeError) as caught:
+        shared.call("causal_attention_forward", x, x, x)
+    assert re.search(message, str(caught.value)), str(caught.value)
+
+
+def test_the_shared_memory_kernel_runs_clean_in_bounds(shared):
+    """The same kernel writing s_a[0] (mode 8): no report, and every array holds what its threads wrote, so each
+    mode above fails for its index alone. Run after them in the same worker: the windows are reused, and the stray
+    writes of modes 6, 7 and 9 (whose launch failed before any check) left nothing behind."""
+    x = np.ones((8, 8, 64), np.float32)
+    out = shared.call("causal_attention_forward", x, x, x).reshape(-1)
+    t = np.arange(256)
+    expected = t + 2 * (255 - t) + 3 * t + 1
+    expected[0] = -1 + 2 * 255 + 0 + 1  # s_a[0], written -1 by thread 0 of block 1 only
+    assert (out[:256] == t + 2 * (255 - t) + 3 * t + 1).all() and (out[256:512] == expected).all()
 
 
 ASSERTS = """\
