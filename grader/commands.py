@@ -57,6 +57,11 @@ COMMANDS = (
             "time batch grading of a class, --jobs 2 against --jobs 1"),
     Command("cuda-samples", "grader.dev.cuda_samples", MAINTAINER,
             "build and run NVIDIA's cuda-samples (a checkout's path) on the CPU runtime (make cuda-samples)"),
+    Command("gpu-check", "grader.dev.gpu_check", MAINTAINER,
+            "on an NVIDIA GPU: conformance kernels, cuda-samples and kernel controls on the GPU vs the CPU runtime, "
+            "the reference kernels' time beside torch SDPA; without one, the CPU side (make gpu-check)"),
+    Command("gpu-check-carry", "grader.dev.gpu_check_carry", MAINTAINER,
+            "prepare .gpucheck/, what the device machine needs for gpu-check (make gpu-check-carry)"),
     Command("cell", "grader.student.cell", INTERNAL, "grade one exercise for a notebook test cell"),
     Command("from-notebook", "grader.student.from_notebook", INTERNAL,
             "write attention.py from a notebook's answer cells (Gradescope, for a notebook uploaded by mistake)"),
