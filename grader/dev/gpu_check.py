@@ -29,7 +29,8 @@ from grader.dev import gpu_check_kernels as kernels, gpu_check_programs as progr
 
 PARTS = ("conformance", "timing", "samples", "controls")
 OUT = ROOT / "build" / "gpu-check"
-BUDGET = 480  # seconds: a device call may run 600; what is left goes to the report and the files coming back
+BUDGET = 420  # seconds after which no part starts: a device call may run 600 s in all
+LIMIT = 510  # seconds after which the controls' gradings still running are stopped (the script's timeout is 540)
 CUDA_BIN = Path("/usr/local/cuda/bin")  # a CUDA toolkit's usual place, when it is not on PATH
 
 
@@ -45,6 +46,8 @@ def add_arguments(parser):
                         "gpu-check.json (a run without a GPU) instead of running it again")
     parser.add_argument("--budget", type=float, default=BUDGET, help="seconds; a part not started by then is "
                         "reported as not run (default: %(default)s)")
+    parser.add_argument("--limit", type=float, default=LIMIT, help="seconds; gradings still running then are "
+                        "stopped and the report written (default: %(default)s)")
     parser.add_argument("--jobs", type=int, default=programs.default_jobs(), help="builds and gradings at once")
     parser.add_argument("--sample-timeout", type=float, default=300, help="seconds each sample may run")
 
@@ -166,10 +169,11 @@ def main(args):
     def controls():
         names = kernels.kernel_controls(only)
         device = "gpu" if gpu else "cpu"
-        graded = kernels.grade_controls(names, device, jobs=args.jobs)
+        stop_at = started + args.limit
+        graded = kernels.grade_controls(names, device, jobs=args.jobs, stop_at=stop_at)
         cpu_graded = cpu_from.get("controls") or (None if gpu else graded)  # without a GPU: the same grading
         if cpu_graded is None:  # the CPU runtime alone, graded here too (no --cpu-from)
-            cpu_graded = kernels.grade_controls(names, "cpu", jobs=args.jobs)
+            cpu_graded = kernels.grade_controls(names, "cpu", jobs=args.jobs, stop_at=stop_at)
         rows = kernels.compare_controls(names, graded, cpu_graded, kernels.declared_scores(names))
         return {"rows": rows, "device": device, **note("controls")}
 

@@ -15,6 +15,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -110,9 +111,10 @@ def timing(*, arch, gpu, cpu_times=True):
     return rows, sdpa
 
 
-def grade_controls(names, device, *, jobs=2, timeout=GRADE_TIMEOUT):
+def grade_controls(names, device, *, jobs=2, timeout=GRADE_TIMEOUT, stop_at=None):
     """{control: {totals, problems, gpu_notes}}: the controls graded (kernel exercise, public + hidden) with
-    GRADER_KERNEL_DEVICE=device, in `jobs` processes that share the cores."""
+    GRADER_KERNEL_DEVICE=device, in `jobs` processes that share the cores. stop_at (time.monotonic()): gradings
+    still running then are stopped, and their controls say so."""
     jobs = max(1, min(jobs, len(names)))
     summary, procs = {}, []
     with tempfile.TemporaryDirectory() as tmp:
@@ -124,7 +126,11 @@ def grade_controls(names, device, *, jobs=2, timeout=GRADE_TIMEOUT):
             procs.append((subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
                                            stderr=subprocess.STDOUT, text=True), out, names[i::jobs]))
         for proc, out, part in procs:
-            text = proc.communicate()[0]
+            try:
+                text = proc.communicate(timeout=None if stop_at is None else max(1.0, stop_at - time.monotonic()))[0]
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                text = proc.communicate()[0] + "\n(stopped: gpu-check's time limit, --limit, was reached)"
             if out.exists():
                 summary.update(json.loads(out.read_text()))
             else:

@@ -1,0 +1,98 @@
+"""`python -m grader gpu-check` (grader/dev/gpu_check*.py): the one run of issues 14 and 15's GPU checks. No GPU
+has been lent to this project yet, so here it runs its CPU side and its nvcc builds and says what it skipped;
+its comparisons are shown to flag a GPU output, a sample's verdict or a control's score that differs."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from grader.dev import gpu_check_kernels as kernels, gpu_check_programs as programs, gpu_check_report as report_io
+from helpers import ROOT
+
+EXPECTED = (programs.CONFORMANCE / "atomics.expected").read_text()
+NO_GPU_HERE = shutil.which("nvidia-smi") is None
+
+
+def _ran(output, status=0):
+    return programs.Side(built=True, ran=True, exit_status=status, output=output)
+
+
+def _report(parts, gpu=True):
+    return {"started": "now", "seconds": 1.0, "gpu": gpu, "gpu_reason": "", "machine": {"gpu": "a test"},
+            "skipped": [], "parts": parts}
+
+
+def test_a_gpu_output_unlike_the_expected_one_is_a_mismatch_with_its_line():
+    changed = EXPECTED.replace(EXPECTED.splitlines()[1], "something else", 1)
+    row = programs.judge_conformance("atomics", _ran(EXPECTED), _ran(changed))
+    assert row["mismatch"] and row["agree"] is False and row["cpu"]["passed"] and not row["gpu"]["passed"]
+    assert row["gpu"]["problem"].startswith("line 2: 'something else' where the other has")
+    assert row["difference"].startswith("line 2: 'something else'")
+    text = report_io.markdown(dict(_report({"conformance": {"status": "ran", "seconds": 1, "rows": [row]}}),
+                                   mismatches=1))
+    assert "| atomics | PASS (0.0 s) | FAIL: line 2: 'something else'" in text and "**MISMATCH**" in text
+
+
+def test_the_same_output_on_both_devices_agrees():
+    row = programs.judge_conformance("atomics", _ran(EXPECTED), _ran(EXPECTED))
+    assert not row["mismatch"] and row["agree"] is True and row["gpu"]["passed"]
+    assert programs.judge_conformance("atomics", _ran(EXPECTED), _ran(EXPECTED, status=1))["mismatch"]
+
+
+def test_a_sample_verdict_that_differs_is_a_mismatch_but_its_timings_are_not():
+    cpu = _ran("Device 0: the CPU runtime\nTime = 12.5 msec\nresult 42\nTest passed")
+    gpu = _ran("Device 0: NVIDIA H200\nTime = 0.01 msec\nresult 42\nTest passed")
+    cpu.passed = gpu.passed = True
+    row = programs.judge_sample("vectorAdd", cpu, gpu)
+    assert not row["mismatch"] and row["difference"] == ""
+    gpu.passed = False
+    assert programs.judge_sample("vectorAdd", cpu, gpu)["mismatch"]
+
+
+def test_a_control_scored_differently_with_the_gpu_is_a_mismatch():
+    graded = {"kernel_no_scale": {"totals": {"cuda_kernel": [3, 14]}, "problems": [], "gpu_notes": []}}
+    cpu = {"kernel_no_scale": {"totals": {"cuda_kernel": [3, 14]}}}
+    assert not kernels.compare_controls(["kernel_no_scale"], graded, cpu, {"kernel_no_scale": 3})[0]["mismatch"]
+    cpu["kernel_no_scale"]["totals"]["cuda_kernel"] = [4, 14]
+    row = kernels.compare_controls(["kernel_no_scale"], graded, cpu, {"kernel_no_scale": 3})[0]
+    assert row["mismatch"] and "**MISMATCH**: the two scores differ" in "\n".join(report_io._controls_table(
+        {"device": "gpu", "rows": [row]}))
+
+
+def _gpu_check(out, *args):
+    return subprocess.run([sys.executable, "-m", "grader", "gpu-check", "--out", str(out), *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.skipif(not NO_GPU_HERE, reason="this machine has a GPU: the report here would have GPU figures")
+def test_without_a_gpu_it_says_so_runs_the_cpu_side_and_flags_a_doctored_cpu_output(tmp_path):
+    first = _gpu_check(tmp_path / "a", "--parts", "conformance,controls", "--only", "atomics", "kernel_compile_error")
+    assert first.returncode == 0, first.stdout + first.stderr
+    report = json.loads((tmp_path / "a" / report_io.REPORT_JSON).read_text())
+    text = (tmp_path / "a" / report_io.REPORT_MD).read_text()
+    assert report["gpu"] is False and "**no GPU: nvidia-smi is not installed" in text
+    assert "every run on the GPU: no GPU" in report["skipped"][0]
+    assert {"timing: not chosen (--parts)", "samples: not chosen (--parts)"} <= set(report["skipped"])
+    (row,) = report["parts"]["conformance"]["rows"]
+    assert row["cpu"]["passed"] and row["cpu"]["output"] == EXPECTED  # the CPU runtime really ran it
+    assert row["gpu"]["built"] and not row["gpu"]["ran"] and row["gpu"]["problem"] == "not run: no GPU"
+    assert "| atomics | PASS" in text and "built, not run: no GPU" in text
+    (control,) = report["parts"]["controls"]["rows"]
+    assert (control["name"], control["score"], control["possible"], control["mismatch"]) == \
+        ("kernel_compile_error", 0, 14, False)
+    # the CPU side read back from that report (--cpu-from), one line doctored: the check must flag it
+    row["cpu"]["output"] = EXPECTED.replace(EXPECTED.splitlines()[0], "a different first line")
+    doctored = tmp_path / "doctored.json"
+    doctored.write_text(json.dumps(report))
+    second = _gpu_check(tmp_path / "b", "--parts", "conformance", "--only", "atomics", "--cpu-from", str(doctored))
+    assert second.returncode == 1, second.stdout + second.stderr
+    text = (tmp_path / "b" / report_io.REPORT_MD).read_text()
+    assert f"comes from {doctored}" in text and "FAIL: line 1: 'a different first line'" in text
+    assert "Mismatches: 1" in text
+
+
+def test_the_device_script_is_valid_bash():
+    assert subprocess.run(["bash", "-n", str(ROOT / "grader" / "dev" / "gpu_check_device.sh")]).returncode == 0
