@@ -44,10 +44,10 @@ def add_arguments(parser):
                         help="only these programs, samples or controls (by name), in whichever parts have them")
     parser.add_argument("--cpu-from", type=Path, metavar="JSON", help="take the CPU runtime's side from an earlier "
                         "gpu-check.json (a run without a GPU) instead of running it again")
-    parser.add_argument("--budget", type=float, default=BUDGET, help="seconds; a part not started by then is "
-                        "reported as not run (default: %(default)s)")
-    parser.add_argument("--limit", type=float, default=LIMIT, help="seconds; gradings still running then are "
-                        "stopped and the report written (default: %(default)s)")
+    parser.add_argument("--budget", type=float, help="seconds; a part not started by then is reported as not run "
+                        f"(default: {BUDGET} with a GPU, to fit the device tool's call; none without one)")
+    parser.add_argument("--limit", type=float, help="seconds; gradings still running then are stopped and the "
+                        f"report written (default: {LIMIT} with a GPU, none without one)")
     parser.add_argument("--jobs", type=int, default=programs.default_jobs(), help="builds and gradings at once")
     parser.add_argument("--sample-timeout", type=float, default=300, help="seconds each sample may run")
 
@@ -141,6 +141,8 @@ def main(args):
     if shutil.which("nvcc") is None and (CUDA_BIN / "nvcc").exists():  # a toolkit that is not on PATH
         os.environ["PATH"] = f"{CUDA_BIN}{os.pathsep}{os.environ['PATH']}"
     gpu, gpu_line = find_gpu()
+    budget = args.budget or (BUDGET if gpu else float("inf"))
+    limit = args.limit or (LIMIT if gpu else None)
     arch = arch_of(gpu_line) if gpu else nvcc.NVCC_ARCH
     cpu_from = report_io.cpu_sides(args.cpu_from) if args.cpu_from else {}
     report = {"started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -169,7 +171,7 @@ def main(args):
     def controls():
         names = kernels.kernel_controls(only)
         device = "gpu" if gpu else "cpu"
-        stop_at = started + args.limit
+        stop_at = None if limit is None else started + limit
         graded = kernels.grade_controls(names, device, jobs=args.jobs, stop_at=stop_at)
         cpu_graded = cpu_from.get("controls") or (None if gpu else graded)  # without a GPU: the same grading
         if cpu_graded is None:  # the CPU runtime alone, graded here too (no --cpu-from)
@@ -184,8 +186,8 @@ def main(args):
             why = "no cuda-samples checkout given (--samples PATH)"
         if why is None and only and name != "timing" and not _chosen(name, only, args.samples):
             why = "nothing in it chosen by --only"
-        if why is None and time.monotonic() - started > args.budget:
-            why = f"the time budget ({args.budget:.0f} s, --budget) was spent"
+        if why is None and time.monotonic() - started > budget:
+            why = f"the time budget ({budget:.0f} s, --budget) was spent"
         if why:
             report["skipped"].append(f"{name}: {why}")
             continue
