@@ -111,19 +111,19 @@ def timing(*, arch, gpu, cpu_times=True):
     return rows, sdpa
 
 
-def grade_controls(names, device, *, jobs=2, timeout=GRADE_TIMEOUT, stop_at=None):
+def grade_controls(names, device, *, jobs=2, timeout=GRADE_TIMEOUT, stop_at=None, env=None):
     """{control: {totals, problems, gpu_notes}}: the controls graded (kernel exercise, public + hidden) with
     GRADER_KERNEL_DEVICE=device, in `jobs` processes that share the cores. stop_at (time.monotonic()): gradings
-    still running then are stopped, and their controls say so."""
+    still running then are stopped, and their controls say so. env: more environment for the gradings."""
     jobs = max(1, min(jobs, len(names)))
     summary, procs = {}, []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(jobs):
             out = Path(tmp) / f"part{i}.json"
-            env = dict(environment.thread_env(jobs), **{nvcc.DEVICE_CHOICE: device})
+            part_env = dict(environment.thread_env(jobs), **(env or {}), **{nvcc.DEVICE_CHOICE: device})
             cmd = [sys.executable, "-m", "grader.dev.gpu_check_kernels", "--device", device, "--timeout",
                    str(timeout), "--json", str(out), *names[i::jobs]]
-            procs.append((subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+            procs.append((subprocess.Popen(cmd, cwd=ROOT, env=part_env, stdout=subprocess.PIPE,
                                            stderr=subprocess.STDOUT, text=True), out, names[i::jobs]))
         for proc, out, part in procs:
             try:
@@ -137,6 +137,17 @@ def grade_controls(names, device, *, jobs=2, timeout=GRADE_TIMEOUT, stop_at=None
                 summary.update({n: {"totals": {}, "problems": [f"the grading did not finish: {text[-500:]}"],
                                     "gpu_notes": []} for n in part})
     return summary
+
+
+NO_BOX = {"GRADER_BWRAP": "/nonexistent/bwrap"}  # workers in the reduced fence (grader/sandbox/bubblewrap.py)
+
+
+def box_hides_the_gpu(timing_rows, isolation):
+    """True when the reference kernels' GPU runs failed in grading workers boxed by bubblewrap (whose /dev has no
+    /dev/nvidia*) though they ran directly: the controls are then graded in the reduced fence, and the report says
+    so, rather than every "on the GPU too" note saying the run failed."""
+    failed = [r for r in timing_rows if r["problem"].startswith("through the grader's worker")]
+    return isolation.startswith("bwrap") and bool(failed) and all(r["gpu_ms"] for r in failed)
 
 
 def compare_controls(names, graded, cpu_graded, must):

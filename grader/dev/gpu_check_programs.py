@@ -18,6 +18,7 @@ from grader.dev import cuda_samples
 CONFORMANCE = ROOT / "tests" / "cuda_conformance"
 NO_GPU = "not run: no GPU"
 RUN_TIMEOUT = 120  # seconds for one conformance program (each takes well under a second on either device)
+GPU_SAMPLE_TIMEOUT = 60  # seconds for a sample on the GPU (each takes about a second there)
 # sample output lines that say how fast or on what, never what was computed: left out of the output comparison
 _MACHINE_LINE = re.compile(r"time|sec\b|msec|[GM]B/s|GFlop|Throughput|elapsed|clock|[Dd]evice|GPU|SM |"
                            r"Compute Capability|CUDA (Driver|Runtime)|MIOp", re.I)
@@ -188,6 +189,7 @@ def judge_sample(name, cpu, gpu):
 
 
 def samples(root, only, work, *, arch, gpu, cpu_from=None, timeout=300, jobs=4):
+    """Rows of the chosen samples, as judge_sample makes them; timeout: seconds for a sample on the CPU runtime."""
     chosen = [s for s in cuda_samples.SAMPLES if not only or Path(s).name in only]
     with ThreadPoolExecutor(jobs) as pool:
         cpus = {s: Side(**cpu_from[Path(s).name]) if cpu_from and Path(s).name in cpu_from
@@ -199,7 +201,7 @@ def samples(root, only, work, *, arch, gpu, cpu_from=None, timeout=300, jobs=4):
     for s in chosen:
         gpu_side = builds[s]
         if gpu and gpu_side.built:  # one at a time: each sample gets the whole device
-            run_gpu_sample(root, s, work, gpu_side, timeout)
+            run_gpu_sample(root, s, work, gpu_side, min(timeout, GPU_SAMPLE_TIMEOUT))
         rows.append(judge_sample(Path(s).name, cpus[s], gpu_side))
     return rows
 

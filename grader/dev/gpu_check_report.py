@@ -17,10 +17,10 @@ def _side(side):
     if side["passed"]:
         return f"PASS ({side['seconds']:.1f} s)"
     if not side["built"]:
-        return "not built: " + _cell(side["problem"], 60)
+        return "not built: " + _cell(side["problem"], 120)
     if not side["ran"]:
         return ("built, " if side["built"] else "") + _cell(side["problem"], 60)
-    return "FAIL: " + _cell(side["problem"], 60)
+    return "FAIL: " + _cell(side["problem"], 100)
 
 
 def _agreement(row):
@@ -33,7 +33,7 @@ def _program_table(rows, what):
     lines = [f"| {what} | CPU runtime | GPU | compared | first difference (GPU vs CPU) |", "|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['name']} | {_side(r['cpu'])} | {_side(r['gpu'])} | {_agreement(r)} | "
-                     f"{_cell(r['difference'], 80)} |")
+                     f"{_cell(r['difference'], 200)} |")
     return lines
 
 
@@ -53,7 +53,7 @@ def _timing_table(part):
         wrong = "-" if r["wrong"] is None else str(r["wrong"])
         how = "; ".join(x for x in (r["path"], r["problem"]) if x)
         lines.append(f"| {r['kernel']} | {_ms(r['gpu_ms'])} | {gbs} | {ratio} | {wrong} | {_ms(r['cpu_s'], 2)} | "
-                     f"{_cell(how, 100)} |")
+                     f"{_cell(how, 300)} |")
     return lines
 
 
@@ -94,6 +94,8 @@ def markdown(report):
         lines += ["Not run:", ""] + [f"- {s}" for s in report["skipped"]] + [""]
     for name, part in report["parts"].items():
         lines += [f"## {TITLES[name]}", "", f"{part['status']} ({part['seconds']:.0f} s)", ""]
+        if part.get("isolation"):
+            lines += [part["isolation"], ""]
         if part.get("cpu_from"):
             lines += [f"The CPU runtime's side comes from {part['cpu_from']} (an earlier run), not from this one.", ""]
         if not part.get("rows"):

@@ -3,6 +3,7 @@ has been lent to this project yet, so here it runs its CPU side and its nvcc bui
 its comparisons are shown to flag a GPU output, a sample's verdict or a control's score that differs."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -96,3 +97,40 @@ def test_without_a_gpu_it_says_so_runs_the_cpu_side_and_flags_a_doctored_cpu_out
 
 def test_the_device_script_is_valid_bash():
     assert subprocess.run(["bash", "-n", str(ROOT / "grader" / "dev" / "gpu_check_device.sh")]).returncode == 0
+
+
+def test_controls_leave_the_box_only_when_the_box_alone_hid_the_gpu():
+    failed_in_box = {"problem": "through the grader's worker: no CUDA-capable device", "gpu_ms": 0.2}
+    assert kernels.box_hides_the_gpu([failed_in_box], "bwrap: full: ...")
+    assert not kernels.box_hides_the_gpu([failed_in_box], "fence: reduced: ...")
+    assert not kernels.box_hides_the_gpu([dict(failed_in_box, gpu_ms=None)], "bwrap: full: ...")
+    assert not kernels.box_hides_the_gpu([{"problem": "", "gpu_ms": 0.2}], "bwrap: full: ...")
+
+
+def test_the_carry_takes_this_machines_boost_packages_and_counts_the_working_tree():
+    from grader.dev import gpu_check_carry as carry
+    if subprocess.run(["dpkg", "-S", carry.BOOST_HEADER], capture_output=True).returncode != 0:
+        pytest.skip("Boost.Context is not installed from Debian's packages here")
+    names = carry.boost_packages()
+    assert len(names) == 3 and all(n.startswith("libboost") for n in names), names
+    assert 0 < carry.working_tree_bytes() < carry.LIMIT
+
+
+@pytest.mark.skipif(not NO_GPU_HERE or shutil.which("nvcc") is None, reason="needs nvcc and no real GPU")
+def test_a_gpu_that_nvidia_smi_lists_but_no_driver_runs_gives_failures_not_figures(tmp_path):
+    """A stand-in nvidia-smi (listing a GPU this machine lacks) walks the GPU code paths: the nvcc build runs for
+    real and so does the CUDA runtime, which finds no driver; the GPU column must fail and be flagged."""
+    smi = tmp_path / "bin" / "nvidia-smi"
+    smi.parent.mkdir()
+    smi.write_text('#!/bin/sh\ncase "$*" in *query-gpu*) echo "NVIDIA Stand-in, 580.00, 9.0, 1 MiB";; '
+                   '*) echo "GPU 0: NVIDIA Stand-in";; esac\n')
+    smi.chmod(0o755)
+    env = dict(os.environ, PATH=f"{smi.parent}{os.pathsep}{os.environ['PATH']}")
+    done = subprocess.run([sys.executable, "-m", "grader", "gpu-check", "--out", str(tmp_path / "out"), "--parts",
+                           "conformance", "--only", "atomics"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 1, done.stdout + done.stderr
+    report = json.loads((tmp_path / "out" / report_io.REPORT_JSON).read_text())
+    (row,) = report["parts"]["conformance"]["rows"]
+    assert report["gpu"] is True and report["arch"] == "sm_90" and row["gpu"]["ran"] and not row["gpu"]["passed"]
+    assert row["cpu"]["passed"] and row["mismatch"]
