@@ -190,6 +190,7 @@ def judge_sample(name, cpu, gpu):
 
 def samples(root, only, work, *, arch, gpu, cpu_from=None, timeout=300, jobs=4):
     """Rows of the chosen samples, as judge_sample makes them; timeout: seconds for a sample on the CPU runtime."""
+    root = Path(root).resolve()  # the builds run in other folders: a relative -I would point nowhere
     chosen = [s for s in cuda_samples.SAMPLES if not only or Path(s).name in only]
     with ThreadPoolExecutor(jobs) as pool:
         cpus = {s: Side(**cpu_from[Path(s).name]) if cpu_from and Path(s).name in cpu_from

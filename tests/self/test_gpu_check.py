@@ -134,3 +134,14 @@ def test_a_gpu_that_nvidia_smi_lists_but_no_driver_runs_gives_failures_not_figur
     (row,) = report["parts"]["conformance"]["rows"]
     assert report["gpu"] is True and report["arch"] == "sm_90" and row["gpu"]["ran"] and not row["gpu"]["passed"]
     assert row["cpu"]["passed"] and row["mismatch"]
+
+
+def test_a_sample_given_by_a_relative_path_builds_for_both_devices(tmp_path, monkeypatch):
+    """The device script passes .gpucheck/cuda-samples: nvcc runs in the sample's folder, so the path must be made
+    absolute first (a stand-in checkout, as test_cuda_samples_command.py writes it)."""
+    from test_cuda_samples_command import _checkout
+    _checkout(tmp_path / "samples")
+    monkeypatch.chdir(tmp_path)
+    (row,) = programs.samples("samples", {"vectorAdd"}, tmp_path, arch="sm_90", gpu=False, timeout=60, jobs=2)
+    assert row["cpu"]["passed"] and row["cpu"]["output"] == "Test passed\n", row
+    assert row["gpu"]["built"] and row["gpu"]["problem"] == "not run: no GPU", row
