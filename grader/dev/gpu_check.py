@@ -41,7 +41,8 @@ def add_arguments(parser):
                         "(default: build/gpu-check; on the device machine: $OUT)")
     parser.add_argument("--parts", default=",".join(PARTS), help="comma-separated, from: " + ", ".join(PARTS))
     parser.add_argument("--only", nargs="+", metavar="NAME", default=(),
-                        help="only these programs, samples or controls (by name), in whichever parts have them")
+                        help="only these programs, samples or controls (by name), in whichever parts have them; "
+                        "the timing part has no names (leave it out with --parts)")
     parser.add_argument("--cpu-from", type=Path, metavar="JSON", help="take the CPU runtime's side from an earlier "
                         "gpu-check.json (a run without a GPU) instead of running it again")
     parser.add_argument("--budget", type=float, help="seconds; a part not started by then is reported as not run "
@@ -138,8 +139,10 @@ def main(args):
     if unknown:
         print(f"no such part: {', '.join(sorted(unknown))} (the parts: {', '.join(PARTS)})", file=sys.stderr)
         return 2
-    if shutil.which("nvcc") is None and (CUDA_BIN / "nvcc").exists():  # a toolkit that is not on PATH
-        os.environ["PATH"] = f"{CUDA_BIN}{os.pathsep}{os.environ['PATH']}"
+    if shutil.which("nvcc") is None:  # the GPU path takes nvcc from PATH: a toolkit's, else PyPI's in this Python
+        found = next((p for p in (CUDA_BIN / "nvcc", Path(nvcc.checker() or "/nonexistent")) if p.is_file()), None)
+        if found:
+            os.environ["PATH"] = f"{found.parent}{os.pathsep}{os.environ['PATH']}"
     gpu, gpu_line = find_gpu()
     budget = args.budget or (BUDGET if gpu else float("inf"))
     limit = args.limit or (LIMIT if gpu else None)
