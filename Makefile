@@ -12,7 +12,7 @@ SUITE ?= public
 ARGS ?=
 EX ?=
 
-.PHONY: report test-browser browser-deps dask-scheduler dask-worker cuda-samples grade test test-corpus test-class exercises controls bench venv system-deps clean help release autograde gradescope doctor needs
+.PHONY: report test-browser browser-deps dask-scheduler dask-worker cuda-samples gpu-check gpu-check-carry grade test test-corpus test-class exercises controls bench venv system-deps clean help release autograde gradescope doctor needs
 
 help:
 	@echo "make grade [SUBMISSION=DIR] [SUITE=public|hidden|all]  grade a submission (default: exercises/)"
@@ -24,6 +24,8 @@ help:
 	@echo "make controls                                           grade the known-wrong submissions"
 	@echo "make bench [ARGS='--only speed']                        time grading of the reference (or one part)"
 	@echo "make cuda-samples SAMPLES=PATH [ARGS=--only vectorAdd]  NVIDIA's cuda-samples (a checkout) on the CPU runtime"
+	@echo "make gpu-check [SAMPLES=PATH]                           the GPU check (docs/gpu-check.md); no GPU: its CPU side"
+	@echo "make gpu-check-carry SAMPLES=PATH                       .gpucheck/, what the device machine needs for it"
 	@echo "make release                                            nbgrader course + student repository (build/)"
 	@echo "make autograde [JOBS=N] [ARGS=--collect]                (collect,) autograde build/course/submitted, feedback, grades.csv"
 	@echo "make gradescope                                         build/gradescope/autograder.zip"
@@ -80,6 +82,15 @@ bench: $(STAMP)
 cuda-samples: $(STAMP) system-deps
 	@test -n "$(SAMPLES)" || { echo "usage: make cuda-samples SAMPLES=/path/to/cuda-samples" >&2; exit 2; }
 	$(PY) -m grader cuda-samples $(SAMPLES) $(ARGS)
+
+# Issues 14 and 15's checks on an NVIDIA GPU, in one run (docs/gpu-check.md): here, without a GPU, the CPU side and
+# the nvcc builds into build/gpu-check/; gpu-check-carry then packs what the device machine lacks into .gpucheck/
+gpu-check: $(STAMP) system-deps
+	$(PY) -m grader gpu-check $(if $(SAMPLES),--samples $(SAMPLES)) $(ARGS)
+
+gpu-check-carry: $(STAMP)
+	@test -n "$(SAMPLES)" || { echo "usage: make gpu-check-carry SAMPLES=/path/to/cuda-samples" >&2; exit 2; }
+	$(PY) -m grader gpu-check-carry --samples $(SAMPLES) $(ARGS)
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 COURSE ?= build/course

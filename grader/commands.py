@@ -57,6 +57,11 @@ COMMANDS = (
             "time batch grading of a class, --jobs 2 against --jobs 1"),
     Command("cuda-samples", "grader.dev.cuda_samples", MAINTAINER,
             "build and run NVIDIA's cuda-samples (a checkout's path) on the CPU runtime (make cuda-samples)"),
+    Command("gpu-check", "grader.dev.gpu_check", MAINTAINER,
+            "conformance kernels, cuda-samples, kernel controls and the reference's time on an NVIDIA GPU, compared "
+            "with the CPU runtime; without a GPU, the CPU side (make gpu-check)"),
+    Command("gpu-check-carry", "grader.dev.gpu_check_carry", MAINTAINER,
+            "fill .gpucheck/ with what a GPU machine without network needs for gpu-check (make gpu-check-carry)"),
     Command("cell", "grader.student.cell", INTERNAL, "grade one exercise for a notebook test cell"),
     Command("from-notebook", "grader.student.from_notebook", INTERNAL,
             "write attention.py from a notebook's answer cells (Gradescope, for a notebook uploaded by mistake)"),
@@ -75,10 +80,11 @@ def listed():
 def usage():
     lines = ["usage: python -m grader COMMAND [options]   (python -m grader COMMAND --help for its options)", ""]
     commands = listed()
+    width = max(12, *(len(c.name) for c in commands))
     for audience, heading in AUDIENCES.items():
         group = [c for c in commands if c.audience == audience]
         if group:
             lines.append(f"{heading}:")
-            lines += [f"  {c.name:<12} {c.help}" for c in group]
+            lines += [f"  {c.name:<{width}} {c.help}" for c in group]
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"

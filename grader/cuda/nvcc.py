@@ -140,22 +140,25 @@ def gpu_present():
     return found
 
 
-def build_gpu(source_path, *, arch="native"):
-    """Build source_path with nvcc, linked with csrc/cuda_gpu/run_on_device.cu, into a shared library (cached)."""
+def build_gpu(source_path, *, arch="native", defines=()):
+    """Build source_path with nvcc, linked with csrc/cuda_gpu/run_on_device.cu, into a shared library (cached);
+    defines: -D macros (the reference's MICROGPT_VERSION=1, say)."""
     nvcc = _device_nvcc()
     if nvcc is None:
         raise MissingToolchain("nvcc is not installed, so the kernel cannot be built for the GPU")
     source_path = Path(source_path)
     version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
-    out_dir = CACHE / ("gpu-" + _key(source_path.read_text(errors="replace"), GPU_HARNESS.read_text(), version, arch))
+    out_dir = CACHE / ("gpu-" + _key(source_path.read_text(errors="replace"), GPU_HARNESS.read_text(), version, arch,
+                                        *defines))
     lib = out_dir / "libkernel_gpu.so"
     if lib.exists():
         return lib
     with _locked(out_dir):
         if lib.exists():
             return lib
-        proc = subprocess.run([nvcc, "-O2", f"-arch={arch}", *include_flags(nvcc), "-lineinfo", "-Xcompiler", "-fPIC", "-shared",
-                               str(source_path), str(GPU_HARNESS), "-o", str(out_dir / "libkernel_gpu.so.tmp")],
+        proc = subprocess.run([nvcc, "-O2", f"-arch={arch}", *include_flags(nvcc), *(f"-D{d}" for d in defines),
+                               "-lineinfo", "-Xcompiler", "-fPIC", "-shared", str(source_path), str(GPU_HARNESS),
+                               "-o", str(out_dir / "libkernel_gpu.so.tmp")],
                               capture_output=True, text=True, timeout=600)
         if proc.returncode != 0:
             raise BuildError(_student_errors(proc.stdout + proc.stderr, source_path.name))

@@ -44,6 +44,7 @@ class Outcome:
     passed: bool = False
     seconds: float = 0.0
     first_error: str = ""
+    output: str = ""  # what it printed (stdout, then stderr): the GPU check compares it with the GPU's
 
 
 def add_arguments(parser):
@@ -92,7 +93,7 @@ def run_sample(root, sample, timeout=TIMEOUT, verbose=False):
         outcome.first_error = f"still running after {timeout:.0f} s"
         return outcome
     outcome.seconds = time.monotonic() - start
-    output = proc.stdout + proc.stderr
+    output = outcome.output = proc.stdout + proc.stderr
     if verbose:
         print(f"--- {outcome.name}: exit status {proc.returncode}\n{output}")
     outcome.ran = proc.returncode >= 0
