@@ -1,6 +1,24 @@
 """Fixtures for the grader's own tests."""
 
+import os
+
 import pytest
+
+from grader.common import environment
+
+THREAD_SETTINGS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "CUDA_CPU_WORKERS")
+
+
+def pytest_configure(config):
+    """Under pytest-xdist (make test: -n 2), each worker gets its share of the cores, as each grading of `batch
+    --jobs N` does (environment.thread_env): the kernel's block workers and BLAS threads of two gradings side by
+    side no longer fight over both cores, and a kernel that never ends burns one core for its time limit, not two.
+    Settings already made by whoever runs the tests win."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
+    if workers > 1:
+        shares = environment.thread_env(workers)
+        for key in THREAD_SETTINGS:
+            os.environ.setdefault(key, shares[key])
 
 
 @pytest.fixture
