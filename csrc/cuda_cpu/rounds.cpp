@@ -174,7 +174,7 @@ void release_barrier(Block& b) {
 }
 
 bool continue_block(Block& b) {
-    if (b.unwinding) return false;
+    if (b.unwinding || call.launch_failed.load()) return false;  // the scheduler stops the block
     if (release_whole_round(b) || next_round_in_pass(b)) return true;
     size_t n = b.threads.size();
     if (b.done == n || call.launch_failed.load()) return false;
