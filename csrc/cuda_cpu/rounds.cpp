@@ -134,10 +134,13 @@ void prepare_rounds(Block& b, int order) {
     unsigned n = static_cast<unsigned>(b.threads.size());
     b.warps = (n + warpSize - 1) / warpSize;
     b.order = order;
-    b.run_order.clear();
+    // warp k (in run order) at [k * warpSize, ...): a block whose last warp is partial runs that warp first in
+    // reverse order, so the slots are fixed, not packed
+    b.run_order.assign(size_t(b.warps) * warpSize, nullptr);
     for (unsigned k = 0; k < b.warps; ++k) {
         unsigned base = warp_base(b, k), end = std::min(n, base + warpSize);
-        for (unsigned i = 0; i < end - base; ++i) b.run_order.push_back(&b.threads[order ? end - 1 - i : base + i]);
+        for (unsigned i = 0; i < end - base; ++i)
+            b.run_order[k * warpSize + i] = &b.threads[order ? end - 1 - i : base + i];
     }
 }
 

@@ -72,7 +72,7 @@ struct Block {
     // as far as it can go; between passes, a barrier that every thread reached releases them all.
     unsigned warps = 0;
     int order = 0;
-    std::vector<Thread*> run_order;  // every thread, warp after warp, each warp's lanes in run order
+    std::vector<Thread*> run_order;  // every thread, warp after warp (32 slots each), each warp's lanes in run order
     int pass_warp = -1;        // the warp (in run order) whose rounds run now; -1 before the pass's first
     bool progressed = false;   // some round of this pass ran
     bool pass_fresh = false;   // every thread was ready when the pass started

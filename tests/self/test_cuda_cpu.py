@@ -98,6 +98,47 @@ def test_barriers_make_a_reduction_right_in_any_thread_order(tmp_path, monkeypat
     assert np.array_equal(out, x.reshape(8, 256).sum(axis=1)) and lib.cuda_cpu_launch_error() == b""
 
 
+PARTIAL_WARPS = """
+    __global__ void sums(const int* in, int* out) {
+        __shared__ int s[128];
+        unsigned t = threadIdx.x, n = blockDim.x;
+        s[t] = in[blockIdx.x * n + t];
+        __syncthreads();
+        if (t == 0) {
+            int acc = 0;
+            for (unsigned i = 0; i < n; ++i) acc += s[i];
+            out[blockIdx.x] = acc;
+        }
+        __syncthreads();
+        int v = s[t];
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(__activemask(), v, o);
+        if ((t & 31) == 0) out[gridDim.x + blockIdx.x * 4 + t / 32] = v;
+    }
+    extern "C" void run(const int* in, int* out, int blocks, int threads) { sums<<<blocks, threads>>>(in, out); }
+"""
+
+
+@pytest.mark.parametrize("order", ["forward", "reverse"])
+@pytest.mark.parametrize("threads", [1, 33, 40, 100])
+def test_a_block_whose_last_warp_is_partial_runs_right_in_any_thread_order(tmp_path, monkeypatch, order, threads):
+    """In reverse order the partial warp runs first: every thread must still run once per round (a packed run
+    order once ran lanes of the wrong warps)."""
+    monkeypatch.setenv("CUDA_CPU_ORDER", order)
+    lib = build_and_load(tmp_path, PARTIAL_WARPS)
+    blocks = 3
+    x = np.arange(blocks * threads, dtype=np.int32) + 1
+    out = np.full(blocks * 5, -7, np.int32)
+    lib.run(x.ctypes.data_as(ctypes.c_void_p), out.ctypes.data_as(ctypes.c_void_p), blocks, threads)
+    assert lib.cuda_cpu_launch_error() == b""
+    per_block = x.reshape(blocks, threads)
+    assert np.array_equal(out[:blocks], per_block.sum(axis=1))
+    for b in range(blocks):  # each warp's xor-reduction over its live lanes (an exited lane gives its caller's own)
+        for w in range((threads + 31) // 32):
+            lanes = per_block[b, w * 32:(w + 1) * 32]
+            if len(lanes) == 32:
+                assert out[blocks + b * 4 + w] == lanes.sum()
+
+
 def test_a_missing_barrier_changes_the_result_with_the_thread_order(tmp_path, monkeypatch):
     x = np.arange(4 * 256, dtype=np.float32)
     results = []
