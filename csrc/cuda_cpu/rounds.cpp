@@ -87,17 +87,17 @@ bool build_round(Block& b, unsigned k, bool fresh = false) {
     b.round_base = base;
     b.round_end = end;
     start_round(b);
+    auto lanes = b.run_order.begin() + k * warpSize, lanes_end = lanes + (end - base);
     if (fresh) {
-        b.round.assign(b.run_order.begin() + k * warpSize, b.run_order.begin() + (k * warpSize + end - base));
+        b.round.assign(lanes, lanes_end);
         b.round_whole_warp = true;
         return true;
     }
     b.round.clear();
     unsigned live = 0;
-    for (unsigned i = 0; i < end - base; ++i) {
-        Thread& t = b.threads[b.order ? end - 1 - i : base + i];
-        if (t.state == State::Ready) b.round.push_back(&t);
-        live += t.state != State::Done;
+    for (auto t = lanes; t != lanes_end; ++t) {
+        if ((*t)->state == State::Ready) b.round.push_back(*t);
+        live += (*t)->state != State::Done;
     }
     b.round_whole_warp = b.round.size() == live;
     return !b.round.empty();
@@ -180,7 +180,7 @@ bool continue_block(Block& b) {
     if (b.unwinding || call.launch_failed.load()) return false;  // the scheduler stops the block
     if (release_whole_round(b) || next_round_in_pass(b)) return true;
     size_t n = b.threads.size();
-    if (b.done == n || call.launch_failed.load()) return false;
+    if (b.done == n) return false;
     bool all_at_barrier = b.at_barrier + b.done == n;
     if (all_at_barrier ? b.divergent || b.done > 0 : !b.progressed) return false;
     if (all_at_barrier) release_barrier(b);

@@ -11,7 +11,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <utility>
 
 namespace cuda_cpu {
 
@@ -84,7 +83,6 @@ Runner* enter(Block& b, Thread& t, Runner* free_runner) {
     t.runner = r;
     return r;
 }
-
 
 }  // namespace
 
