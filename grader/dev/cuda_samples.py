@@ -30,7 +30,8 @@ SAMPLES = (
     "2_Concepts_and_Techniques/convolutionSeparable",
     "6_Performance/transpose",
 )
-TIMEOUT = 600  # seconds per sample run: a GPU runs each in about a second; the CPU runtime needs minutes for some
+TIMEOUT = 1800  # seconds per sample run: a GPU runs each in about a second; the CPU runtime needs minutes for
+# some and about 15 for scan (35 billion thread-barriers) on an idle 2-core machine
 # What the samples print when their check fails (most also exit non-zero; a few only print).
 _FAILED = re.compile(r"\bFAIL(ED)?\b|\b[Tt]est failed|\bfailed\b|do not match")
 _ERROR = re.compile(r"error|fail|abort|internal:|out-of-bounds|exception", re.I)
