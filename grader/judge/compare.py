@@ -34,55 +34,78 @@ def work_dtype(got, bound):
     return np.float32 if got.dtype == np.float32 and bound.dtype == np.float32 else np.float64
 
 
+def _flat_chunks(*arrays):
+    """Slices of CHUNK elements of each array's flat view, in step: one pass over arrays too big to copy whole."""
+    flat = [a.reshape(-1) for a in arrays]
+    size = flat[0].size
+    for start in range(0, size, CHUNK):
+        yield start, [a[start:start + CHUNK] for a in flat]
+
+
+def _exactly_right(g, e, b, scale):
+    """The float64 decision for one chunk: within the bound, an infinity matched exactly, or NaN where NaN is due."""
+    g, e, b = (np.asarray(x, np.float64) for x in (g, e, b))
+    with np.errstate(invalid="ignore", over="ignore"):
+        return (np.abs(g - e) / scale <= b) | ((g == e) & np.isinf(e)) | (np.isnan(g) & np.isnan(e))
+
+
 def wrong_elements(got, expected, bound, scale=1.0):
     """Boolean array: True where got is outside expected +- scale * bound. NaN is wrong unless expected is NaN;
     an infinite expected value must be matched exactly.
 
     One pass, a chunk at a time (at ANDREA-120M's batch 2 a full-size float64 difference would be 200 MB more of a
-    grading's peak memory, and Gradescope's containers count every byte), in work_dtype(). Elements found wrong
-    there are decided again in float64, so rounding can never fail a correct element."""
+    grading's peak memory, and Gradescope's containers count every byte), in work_dtype(). The elements a chunk
+    finds wrong there are decided again in float64 while the chunk is in the cache, so rounding can never fail a
+    correct element, and an answer wrong everywhere costs one more pass, not an index array per element."""
     got, expected = np.asarray(got), np.asarray(expected)
     bound = np.broadcast_to(np.asarray(bound), expected.shape)
     work = work_dtype(got, bound)
     wrong = np.empty(expected.shape, dtype=bool)
-    flat = (got.reshape(-1), expected.reshape(-1), bound.reshape(-1), wrong.reshape(-1))
     diff = np.empty(min(CHUNK, max(1, expected.size)), dtype=work)
     with np.errstate(invalid="ignore", over="ignore"):
-        for start in range(0, expected.size, CHUNK):
-            g, e, b, w = (a[start:start + CHUNK] for a in flat)
+        for _, (g, e, b, w) in _flat_chunks(got, expected, bound, wrong):
             d = diff[:g.size]
             np.subtract(g, e, out=d, dtype=work)
             np.abs(d, out=d)
             if scale != 1.0:
                 np.divide(d, scale, out=d)
-            np.logical_not(d <= b, out=w)
-    if wrong.any():  # usually not: the exact decision below costs nothing then
-        suspects = np.nonzero(wrong)
-        g, e = np.asarray(got[suspects], np.float64), np.asarray(expected[suspects], np.float64)
-        b = np.asarray(bound[suspects], np.float64)
-        with np.errstate(invalid="ignore", over="ignore"):
-            right = (np.abs(g - e) / scale <= b) | ((g == e) & np.isinf(e)) | (np.isnan(g) & np.isnan(e))
-        wrong[suspects] = ~right
+            np.less_equal(d, b, out=w)
+            np.logical_not(w, out=w)
+            if w.any():  # usually not: the exact decision costs nothing then
+                w &= ~_exactly_right(g, e, b, scale)
     return wrong
 
 
 def describe_mismatch(got, expected, wrong, *, what, hints=()):
-    """The message for a failed comparison: count, first few as `index: got vs expected`, errors, NaN/Inf, hints."""
-    got64 = np.asarray(got, np.float64)
-    n_wrong, n = int(wrong.sum()), wrong.size
+    """The message for a failed comparison: count, first few as `index: got vs expected`, errors, NaN/Inf, hints.
+    Read a chunk at a time, as wrong_elements() compares: no full-size float64 copy of the answer."""
+    got, expected = np.asarray(got), np.asarray(expected)
+    n_wrong, n = int(np.count_nonzero(wrong)), wrong.size
+    first, abs_max, rel_max, found = [], None, None, False
+    nan_got = nan_expected = inf_got = inf_expected = 0
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        for start, (g, e, w) in _flat_chunks(got, expected, wrong):
+            if len(first) < FIRST_SHOWN and w.any():
+                first += [start + int(i) for i in np.flatnonzero(w)[:FIRST_SHOWN - len(first)]]
+            g64, e64 = np.asarray(g, np.float64), np.asarray(e, np.float64)
+            finite_wrong = w & np.isfinite(g64) & np.isfinite(e64)
+            if finite_wrong.any():  # errors between finite values; infinities and NaN are counted below
+                abs_err = np.abs(g64[finite_wrong] - e64[finite_wrong])
+                rel_err = abs_err / np.maximum(np.abs(e64[finite_wrong]), np.finfo(np.float64).tiny)
+                abs_max = max(abs_max or 0.0, float(abs_err.max()))
+                rel_max = max(rel_max or 0.0, float(rel_err.max()))
+                found = True
+            nan_got += int(np.count_nonzero(np.isnan(g64)))
+            nan_expected += int(np.count_nonzero(np.isnan(e64)))
+            inf_got += int(np.count_nonzero(np.isinf(g64)))
+            inf_expected += int(np.count_nonzero(np.isinf(e64)))
     lines = [f"{what}: {n_wrong} of {n} elements wrong"]
-    first = np.flatnonzero(wrong)[:FIRST_SHOWN]
-    for idx in zip(*np.unravel_index(first, wrong.shape)):
-        idx = tuple(int(i) for i in idx)
-        lines.append(f"  {idx}: got {float(got64[idx]):.8g} vs expected {float(expected[idx]):.8g}")
-    finite_wrong = wrong & np.isfinite(got64) & np.isfinite(expected)
-    if finite_wrong.any():  # errors between finite values; infinities and NaN are counted below
-        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            abs_err = np.abs(got64[finite_wrong] - expected[finite_wrong])
-            rel_err = abs_err / np.maximum(np.abs(expected[finite_wrong]), np.finfo(np.float64).tiny)
-        lines.append(f"  max abs error {abs_err.max():.3g}, max rel error {rel_err.max():.3g}")
-    lines.append(f"  NaN: {int(np.isnan(got64).sum())} got vs {int(np.isnan(expected).sum())} expected; "
-                 f"Inf: {int(np.isinf(got64).sum())} got vs {int(np.isinf(expected).sum())} expected")
+    for flat_index in first:
+        idx = tuple(int(i) for i in np.unravel_index(flat_index, wrong.shape))
+        lines.append(f"  {idx}: got {float(got[idx]):.8g} vs expected {float(expected[idx]):.8g}")
+    if found:
+        lines.append(f"  max abs error {abs_max:.3g}, max rel error {rel_max:.3g}")
+    lines.append(f"  NaN: {nan_got} got vs {nan_expected} expected; Inf: {inf_got} got vs {inf_expected} expected")
     lines += [f"  hint: {h}" for h in hints]
     return "\n".join(lines)
 

@@ -9,7 +9,7 @@ for the class report to count (grader/report/class_report.py).
 
 import numpy as np
 
-from grader.judge import oracle
+from grader.judge import memo, oracle
 from grader.judge.tolerances import MASK_LIMIT
 
 # every known mistake a hint can name: id -> what the class report calls it
@@ -52,8 +52,17 @@ def mistakes_of(hints):
     return list(dict.fromkeys(h.mistake for h in hints if isinstance(h, Hint)))
 
 
+RATIO_SAMPLE = 1 << 20  # elements: a median over a million evenly spaced entries is the whole array's to ~0.1%
+
+
 def _ratio(got, expected):
-    """Median of got / expected over entries where expected is clearly non-zero, or None."""
+    """Median of got / expected over entries where expected is clearly non-zero, or None. Taken over at most
+    RATIO_SAMPLE evenly spaced entries: the hint tells 8x from 1/8x (_near: within 2%), and the whole of an
+    ANDREA-120M answer cost a third of a second per failed test."""
+    got, expected = np.asarray(got), np.asarray(expected)
+    if got.shape == expected.shape and expected.size > RATIO_SAMPLE:
+        step = -(-expected.size // RATIO_SAMPLE)
+        got, expected = got.reshape(-1)[::step], expected.reshape(-1)[::step]
     with np.errstate(all="ignore"):
         sel = np.isfinite(expected) & (np.abs(expected) > 1e-3 * np.nanmax(np.abs(np.where(np.isfinite(expected), expected, 0))))
         if not sel.any():
@@ -159,7 +168,8 @@ def row_softmax(got, expected, scores):
 
 def weighted_sum(got, expected, A, V):
     hints = []
-    transposed = oracle.weighted_sum(np.swapaxes(A, -1, -2), V)
+    transposed = memo.get("weighted_sum with A transposed", (A, V),
+                          lambda: oracle.weighted_sum(np.swapaxes(A, -1, -2), V))
     if _matches(got, transposed):
         hints.append(Hint("weights_transposed", "your result is A^T V: output[i] = sum_j A[i, j] V[j] uses row i of A; "
                                                 "check for a transposed A or V (or a swapped einsum index)"))
@@ -187,11 +197,14 @@ def kernel(got, expected, Q, K, V, order):
         hints.append(Hint("kernel_race",
                           "if the kernel passes with threads in their usual order, its result depends on the order "
                           "threads run in: a race; is a __syncthreads() missing between writing and reading shared memory?"))
-    unscaled = oracle.causal_attention(Q * np.sqrt(Q.shape[-1]), K, V)
+    # the known mistakes' answers depend on the inputs alone: computed once per machine (memo: the answer cache)
+    unscaled = memo.get("kernel without 1/sqrt(d_k)", (Q, K, V),
+                        lambda: oracle.causal_attention(Q * np.sqrt(Q.shape[-1]), K, V))
     if _matches(got, unscaled):
         hints.append(Hint("kernel_no_scale",
                           "O matches attention without the 1/sqrt(d_k) scale: multiply dot(Q[i], K[j]) by 1.0f / sqrtf(d_k)"))
-    elif _matches(got, oracle.attention_seeing_ahead(Q, K, V, 1)):
+    elif _matches(got, memo.get("kernel mask off by one", (Q, K, V),
+                                lambda: oracle.attention_seeing_ahead(Q, K, V, 1))):
         hints.append(Hint("kernel_mask_off_by_one",
                           "the mask lets position i see position i + 1: skip every key j > i"))
     return hints
