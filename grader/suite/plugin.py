@@ -269,15 +269,13 @@ def pytest_runtest_setup(item):
 
 @pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
 def pytest_runtest_makereport_of_a_students_failure(item, call):  # (pytest reads only pytest_* names)
-    """A failure in the student's terms is reported by its message alone (the wrapper below adds the rest). The
-    default report would first format the grader's traceback, parsing the source of every module on it, only for
-    the message to replace it: 7 s of the 120 s the controls took to grade."""
+    """The student's message alone, not pytest's traceback of the grader (formatting it: 7 s of the controls' 120)."""
     if call.excinfo is None or not call.excinfo.errisinstance(StudentCodeError):
         return None  # pytest's own report
-    sections = [(f"Captured {key} {rwhen}", content) for rwhen, key, content in item._report_sections]
     return pytest.TestReport(item.nodeid, item.location, dict.fromkeys(item.keywords, 1), "failed",
-                             str(call.excinfo.value), call.when, sections, call.duration, call.start, call.stop,
-                             user_properties=item.user_properties)
+                             str(call.excinfo.value), call.when, [(f"Captured {k} {w}", c) for w, k, c in
+                                                                  item._report_sections],
+                             call.duration, call.start, call.stop, user_properties=item.user_properties)
 
 
 @pytest.hookimpl(hookwrapper=True)
