@@ -58,15 +58,19 @@ grade: $(STAMP)
 	@$(MAKE) -s system-deps || echo "(until then the CUDA kernel cannot be graded here; the Python exercises can)" >&2
 	@$(PY) -m grader grade --submission $(SUBMISSION) --suite $(SUITE) $(if $(EX),--exercise $(EX)) $(ARGS)
 
+# The self-tests start a few hundred Python processes: their bytecode is cached under build/ (with
+# PYTHONDONTWRITEBYTECODE set, as on the CI machine, each would compile the grader anew: ~0.08 s apiece).
+TEST_ENV := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/build/pycache
+
 test: $(STAMP) system-deps
-	$(PY) -m pytest tests/self -n 2 --dist loadfile -p no:cacheprovider $(ARGS)
+	$(TEST_ENV) $(PY) -m pytest tests/self -n 2 --dist loadfile -p no:cacheprovider $(ARGS)
 
 # the nbgrader class end to end (real nbgrader and kernels; minutes): tests/self/test_class_nbgrader.py
 test-corpus: $(STAMP) system-deps
-	GRADER_CORPUS_TEST=1 $(PY) -m pytest tests/self/test_adversarial.py -p no:cacheprovider $(ARGS)
+	$(TEST_ENV) GRADER_CORPUS_TEST=1 $(PY) -m pytest tests/self/test_adversarial.py -p no:cacheprovider $(ARGS)
 
 test-class: $(STAMP) system-deps
-	GRADER_CLASS_TEST=1 $(PY) -m pytest tests/self/test_class_nbgrader.py -p no:cacheprovider $(ARGS)
+	$(TEST_ENV) GRADER_CLASS_TEST=1 $(PY) -m pytest tests/self/test_class_nbgrader.py -p no:cacheprovider $(ARGS)
 
 exercises: $(STAMP)
 	$(PY) -m grader exercises
@@ -125,7 +129,7 @@ browser-deps:
 
 # the class report and the student's notebook in JupyterLab, headless (minutes): tests/self/test_browser_*.py
 test-browser: $(STAMP) system-deps browser-deps
-	GRADER_BROWSER_TEST=1 $(PY) -m pytest tests/self/test_browser_report.py tests/self/test_browser_notebook.py \
+	$(TEST_ENV) GRADER_BROWSER_TEST=1 $(PY) -m pytest tests/self/test_browser_report.py tests/self/test_browser_notebook.py \
 	  -p no:cacheprovider $(ARGS)
 
 # A Dask cluster for `batch --scheduler` (docs/dask.md). The scheduler loads the grader's tasks and the workers run
