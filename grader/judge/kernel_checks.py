@@ -11,7 +11,6 @@ from grader.judge import hints, memo, oracle
 from grader.judge import tolerances as tol
 from grader.judge.checks import PICTURE_T, _Call, _pictured  # the Python checks' call and picture, shared
 from grader.judge.compare import assert_close, expect_array, wrong_elements
-from grader.sandbox import isolation
 
 
 GPU_TIMED_RUNS = 10
@@ -89,9 +88,8 @@ def check_kernel(kernel, Q, K, V, *, what, order="forward", timing=False):
     kernel.check_not_timed_out(Q)
     limit = kernel.time_limit(Q)
     words = limit.words(Q.shape)
-    if not limit.at_floor:  # a long run gets a fresh worker whose CPU-time limit covers this run on every core
-        runner.close()      # (a slow, correct kernel must not die of the CPU spent by the runs before it)
-        runner.cpu_limit = max(isolation.CPU_LIMIT, int(limit.seconds * environment.cores()) + 60)
+    if not limit.at_floor:  # a long run needs a worker whose CPU-time limit covers it on every core
+        runner.keep_cpu_for(int(limit.seconds * environment.cores()) + 60)
     running = _Call(runner, "causal_attention_forward", Q, K, V, order=order, limit=(limit.seconds, words))
     with timed("compare"):
         expected, bound = kernel_expected(Q, K, V)

@@ -55,6 +55,7 @@ class Submission:
         self._read_source, self._forbidden, self._reaches = read_source, {}, {}  # what the judge read in the file
         self.warnings = ""  # kernel workers: the runtime's warnings from the last call
         self.cpu_limit = None  # CPU seconds of the next worker started (None: isolation.CPU_LIMIT)
+        self.cpu_used = 0.0  # CPU seconds the running worker has used, as of its last answer
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -66,6 +67,7 @@ class Submission:
             raise StudentCodeError(f"{self.path.name} is {size / 1e6:.0f} MB; the grader reads files up to "
                                    f"{MAX_SOURCE_BYTES // 1000000} MB: remove the data pasted into it")
         self._sandbox = isolation.Sandbox([self.path], self.cpu_limit)  # a private folder: the submission's copy
+        self.cpu_used = 0.0
         copy = self._sandbox.folder / self.path.name
         reply_r, reply_w = os.pipe()
         self._capture = tempfile.TemporaryFile(prefix="student-output-")
@@ -101,6 +103,14 @@ class Submission:
                 self._import_problem = f"the built kernel could not be loaded: {header.get('message')}"
         elif header.get("status") != "ready":
             raise self._fail(f"the worker sent an unexpected greeting {header.get('status')!r}")
+
+    def keep_cpu_for(self, seconds):
+        """The next call's worker has `seconds` of its CPU-time limit left: the running one if it has (a start costs
+        ~0.2 s), else a fresh one (a slow, correct kernel must not die of the CPU the runs before it spent)."""
+        if self._proc is not None and self.cpu_used + seconds <= self._sandbox.cpu_limit:
+            return
+        self.close()
+        self.cpu_limit = max(isolation.CPU_LIMIT, int(seconds))
 
     def close(self):
         """Stop the worker and everything it started (its whole process group)."""
@@ -150,6 +160,8 @@ class Submission:
         with timed("worker"):
             header, arrays = self._receive(f"running {func}", deadline, func=func)
         status = header.get("status")
+        cpu = header.get("cpu_seconds")
+        self.cpu_used = float(cpu) if isinstance(cpu, (int, float)) else self.cpu_used
         if status == "not_implemented":
             inner = header.get("in")
             if isinstance(inner, str) and inner != func:
@@ -247,23 +259,11 @@ class Submission:
         if code < 0:
             name = replies.signal_name(code)
             words = f"your code crashed while {doing}: {replies.SIGNAL_WORDS.get(name, name)} ({name})"
-            report = self._fault_report()
+            report = replies.fault_report(self._faults, self.path)
             self._diagnostics = replies.kernel_diagnostics(report)
             return f"{words}\n{report}" if report else words
         return (f"your code ended the worker process (exit code {code}) while {doing}: "
                 "do not call sys.exit(), os._exit() or quit() in attention.py")
-
-    def _fault_report(self):
-        """What the CPU runtime said about a crash in the kernel, with the student's file:line when known."""
-        if self._faults is None:
-            return ""
-        try:
-            text = os.read(self._faults, 4096).decode("utf-8", "replace")
-        except (BlockingIOError, OSError):
-            return ""
-        message, _, tail = text.partition("\n@pc ")
-        where = replies.source_line(self.path, tail.strip().split("\n")[0]) if tail else ""
-        return message.strip()[:1000] + (f"\n  at {where}" if where else "")
 
     def _fail(self, message, kind=WorkerFailed):
         output = self.output_since_call()

@@ -1,6 +1,7 @@
 """What a worker's reply means, in the student's words: a result, or the failure (a type from
 grader/common/failures.py) with a message that names the student's file and line."""
 
+import os
 import re
 import shutil
 import signal
@@ -128,3 +129,17 @@ def result_from(func, header, arrays):
         raise BadReturn(f"{func} returned {header.get('type')} {header.get('repr')}; "
                         "return a numpy.ndarray (or a Python int from compute_dk)")
     raise BadReturn(f"{func} returned a {header.get('type')} ({header.get('repr')}); expected a numpy.ndarray")
+
+
+def fault_report(faults_fd, path):
+    """What the CPU runtime said on its fault pipe about a crash in the kernel, with the student's file:line (path:
+    the kernel's library) when known."""
+    if faults_fd is None:
+        return ""
+    try:
+        text = os.read(faults_fd, 4096).decode("utf-8", "replace")
+    except (BlockingIOError, OSError):
+        return ""
+    message, _, tail = text.partition("\n@pc ")
+    where = source_line(path, tail.strip().split("\n")[0]) if tail else ""
+    return message.strip()[:1000] + (f"\n  at {where}" if where else "")

@@ -255,3 +255,30 @@ def test_an_import_that_hangs_costs_one_timeout(make_submission):
             with pytest.raises(StudentCodeError, match="could not be imported: .*timed out after 1 s"):
                 sub.call("f", np.ones(2))
         assert time.perf_counter() - started < 0.5  # the third call: no new worker, no new wait
+
+
+def test_a_worker_is_kept_while_its_cpu_limit_covers_the_next_run(make_submission):
+    """A long kernel run needs a worker with that much of its CPU-time limit left: the running one while it has it
+    (starting one costs ~0.2 s), else a fresh one with a limit that covers the run."""
+    from grader.sandbox import isolation
+    with submission(make_submission, """
+        def spin(x):
+            import time
+            end = time.process_time() + 0.3
+            while time.process_time() < end:
+                pass
+            return x
+    """) as sub:
+        sub.call("spin", np.ones(2))
+        first, used = sub._proc.pid, sub.cpu_used
+        assert 0.3 <= used < isolation.CPU_LIMIT
+        sub.keep_cpu_for(isolation.CPU_LIMIT - used - 1)
+        sub.call("spin", np.ones(2))
+        assert sub._proc.pid == first and sub.cpu_used >= used + 0.3
+        sub.keep_cpu_for(isolation.CPU_LIMIT)  # more than the running worker has left
+        sub.call("spin", np.ones(2))
+        assert sub._proc.pid != first and 0.3 <= sub.cpu_used < used + 0.3
+        assert sub._sandbox.cpu_limit == isolation.CPU_LIMIT
+        sub.keep_cpu_for(isolation.CPU_LIMIT + 100)
+        sub.call("spin", np.ones(2))
+        assert sub._sandbox.cpu_limit == isolation.CPU_LIMIT + 100
