@@ -135,10 +135,10 @@ def apply_causal_mask(got, scores):
 
 
 def row_softmax(got, expected, scores):
-    got = np.asarray(got, np.float64)
+    got = np.asarray(got)  # sums below in float64, no float64 copy of an ANDREA-120M answer
     hints = []
     big = np.nanmax(np.abs(np.where(np.isfinite(scores), scores, 0)))
-    if (np.isnan(got) | np.isinf(got)).any():
+    if not np.isfinite(got).all():
         if big > 80:
             hints.append(Hint("softmax_overflow",
                               f"overflow at large logits (|scores| up to {big:.3g}): exp overflows to inf and inf/inf "
@@ -146,9 +146,9 @@ def row_softmax(got, expected, scores):
         else:
             hints.append(Hint("nan_or_inf",
                               "NaN or Inf in your result: a row with every entry -inf, or a division by zero?"))
-    rows = np.sum(got, axis=-1)
+    rows = np.sum(got, axis=-1, dtype=np.float64)
     if got.ndim >= 2 and got.shape[-1] == got.shape[-2] and got.shape[-1] > 1:
-        cols = np.sum(got, axis=-2)
+        cols = np.sum(got, axis=-2, dtype=np.float64)
         if np.allclose(cols, 1, atol=1e-3) and not np.allclose(rows, 1, atol=1e-3):
             hints.append(Hint("softmax_wrong_axis",
                               "softmax over the wrong axis: your columns sum to 1, the rows should "
@@ -159,10 +159,9 @@ def row_softmax(got, expected, scores):
         hints.append(Hint("rows_not_normalised",
                           f"rows do not sum to 1 (row {tuple(int(v) for v in k)} sums to {rows[k]:.6g}): "
                           "divide each row's exponentials by that row's sum"))
-    masked = np.isneginf(scores)
-    if masked.any() and (got[masked] != 0).any():
-        hints.append(Hint("masked_not_zero",
-                          f"{int((got[masked] != 0).sum())} entries whose score is -inf did not become exactly 0"))
+    not_zero = int(np.count_nonzero(np.isneginf(scores) & (got != 0)))
+    if not_zero:
+        hints.append(Hint("masked_not_zero", f"{not_zero} entries whose score is -inf did not become exactly 0"))
     return hints
 
 
