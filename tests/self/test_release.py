@@ -8,14 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from grader.common.layout import CACHE_ROOT
 from grader.course import leaks
-from grader.course import nbgrader_hooks
-from grader.course.keep_answers_out_of_kernel import AnswersStayText
 from helpers import ROOT, run_grader
+
+# nbformat and nbgrader load in the tests that use them: at collection every worker of `make test` paid ~2 s for them
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +85,8 @@ def test_course_config_names_the_exchange_and_the_kernel_guards(released):
 
 def test_the_course_gradebook_tells_answer_cells_from_added_ones(released):
     """AnswersStayText with the gradebook generate_assignment wrote: what autograde's sanitize step does."""
+    import nbformat
+    from grader.course.keep_answers_out_of_kernel import AnswersStayText
     course, _, _ = released
     nb = nbformat.read(course / "release" / "attention" / "attention.ipynb", as_version=4)
     kernel = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "answer_cuda_kernel")
@@ -103,6 +104,7 @@ def test_the_course_gradebook_tells_answer_cells_from_added_ones(released):
 
 
 def test_post_convert_hook_strips_markers_from_other_files(tmp_path):
+    from grader.course import nbgrader_hooks
     (tmp_path / "helper.py").write_text("def f():\n    ### BEGIN SOLUTION\n    return 42\n    ### END SOLUTION\n")
     (tmp_path / "k.cu").write_text("void g() {\n    // BEGIN SOLUTION\n    int x = 1;\n    // END SOLUTION\n}\n")
     (tmp_path / "mentions.py").write_text('BEGIN, END = "BEGIN SOLUTION", "END SOLUTION"\n')  # not a marker
