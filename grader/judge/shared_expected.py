@@ -54,11 +54,33 @@ def _memory_has_room():
 
 def class_folder(where="auto"):
     """A context manager giving a fresh 0700 folder for one class's shared answers (None when where is "off"):
-    in memory when it has room ("auto"), else in the temp folder; "memory" and "disk" choose."""
+    in memory when it has room ("auto"), else in the temp folder; "memory" and "disk" choose. Its name carries
+    this process's id, so a later class can remove it if this process is killed before it does."""
     if where == "off":
         return nullcontext(None)
     in_memory = where == "memory" or (where == "auto" and _memory_has_room())
-    return tempfile.TemporaryDirectory(prefix="expected-", dir=MEMORY_FOLDER if in_memory else None)
+    parent = MEMORY_FOLDER if in_memory else Path(tempfile.gettempdir())
+    remove_abandoned(parent)
+    return tempfile.TemporaryDirectory(prefix=f"expected-{os.getpid()}-", dir=parent)
+
+
+def remove_abandoned(parent):
+    """Remove this user's class folders in parent whose grading process is gone: a batch killed mid-class never
+    reaches the end of its `with`, and its gigabytes of answers in /dev/shm held the machine's memory (1.6 GB
+    found a day later). [(folder, its process id)] removed."""
+    removed = []
+    for folder in Path(parent).glob("expected-*-*"):
+        pid = folder.name.split("-")[1]
+        if not pid.isdigit() or folder.is_symlink() or not folder.is_dir() or folder.stat().st_uid != os.getuid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:  # gone (a process of another user's answers PermissionError: alive)
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append((folder, int(pid)))
+        except (PermissionError, OverflowError):
+            pass
+    return removed
 
 
 def add_argument(parser):

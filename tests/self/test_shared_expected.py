@@ -73,6 +73,27 @@ def test_a_class_folder_is_private_and_goes_where_asked(tmp_path, monkeypatch):
         assert not folder.startswith(str(tmp_path / "memory"))
 
 
+def test_a_killed_class_s_answers_are_removed_by_the_next_class(tmp_path, monkeypatch):
+    """A batch killed mid-class leaves its folder behind (no `with` ends for SIGKILL): the next class removes it
+    when its process is gone, and leaves a live one's, other files and other names alone."""
+    import subprocess
+    import sys
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    dead = tmp_path / f"expected-{gone.pid}-abc"
+    live = tmp_path / f"expected-{os.getppid()}-def"
+    for folder in (dead, live):
+        (folder / "answers").mkdir(parents=True)
+    (tmp_path / "expected-notapid-x").mkdir()
+    (tmp_path / f"expected-{gone.pid}-file").write_text("not a folder")
+    monkeypatch.setattr(shared_expected, "MEMORY_FOLDER", tmp_path)
+    with shared_expected.class_folder("memory") as folder:
+        assert Path(folder).name.startswith(f"expected-{os.getpid()}-")
+        assert not dead.exists() and live.is_dir()
+        assert (tmp_path / "expected-notapid-x").is_dir() and (tmp_path / f"expected-{gone.pid}-file").is_file()
+    assert not os.path.exists(folder)
+
+
 def test_a_warm_grading_takes_every_answer_from_the_machine_cache_and_imports_no_torch(tmp_path):
     """The machine's cache (GRADER_CACHE_DIR/expected): the first grading computes the answers with torch, the
     next finds them all and never imports it; the folder is the grader's own."""
