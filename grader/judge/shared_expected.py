@@ -67,20 +67,17 @@ def class_folder(where="auto"):
 def remove_abandoned(parent):
     """Remove this user's class folders in parent whose grading process is gone: a batch killed mid-class never
     reaches the end of its `with`, and its gigabytes of answers in /dev/shm held the machine's memory (1.6 GB
-    found a day later). [(folder, its process id)] removed."""
-    removed = []
+    found a day later)."""
     for folder in Path(parent).glob("expected-*-*"):
         pid = folder.name.split("-")[1]
         if not pid.isdigit() or folder.is_symlink() or not folder.is_dir() or folder.stat().st_uid != os.getuid():
             continue
         try:
             os.kill(int(pid), 0)
-        except ProcessLookupError:  # gone (a process of another user's answers PermissionError: alive)
+        except ProcessLookupError:  # gone (PermissionError: alive, another user's process)
             shutil.rmtree(folder, ignore_errors=True)
-            removed.append((folder, int(pid)))
         except (PermissionError, OverflowError):
             pass
-    return removed
 
 
 def add_argument(parser):

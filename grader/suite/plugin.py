@@ -293,8 +293,7 @@ def pytest_runtest_makereport(item, call):
         failing = records.take_failing_inputs()
         if failing and suite_of(item.nodeid) == "public":  # a hidden input never reaches a picture
             report.user_properties.append(("picture_input", failing[0][1:]))
-    if call.excinfo is not None and call.excinfo.errisinstance(StudentCodeError):
-        report.longrepr = str(call.excinfo.value)  # the student's message, not a traceback of the grader
+    if call.excinfo is not None and call.excinfo.errisinstance(StudentCodeError):  # its message: the hook above
         report.user_properties.append(("failure", call.excinfo.value.kind))
         if call.excinfo.value.mistakes:  # the known mistakes recognised, as ids (grader/judge/hints.py)
             report.user_properties.append(("mistakes", list(call.excinfo.value.mistakes)))
