@@ -116,8 +116,10 @@ def _include_flags(include_dirs=()):
     return " ".join([f"-I{RUNTIME}", f"-I{RUNTIME / 'include'}"] + [f"-I{d}" for d in include_dirs])
 
 
-def _runtime_objects(cxx):
-    """The runtime's object files, compiled once per runtime source, flags and compiler (shared by every kernel)."""
+def runtime_objects(cxx="g++"):
+    """The runtime's object files, compiled once per runtime source, flags and compiler (shared by every kernel;
+    `python -m grader prebuild` makes them ahead of grading)."""
+    check_toolchain(cxx)
     flags = " ".join(CXXFLAGS)
     out_dir = CACHE / ("runtime-" + _key(runtime_text(), flags, _compiler_id(cxx)))
     objects = [out_dir / (Path(f).stem + ".o") for f in RUNTIME_SOURCES]
@@ -143,7 +145,7 @@ def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++"):
     before the original by a quoted #include. compiled: the names among files to compile and link."""
     check_toolchain(cxx)
     texts = {name: rewrite(text, name) if _is_cuda(name) else text for name, text in files.items()}
-    runtime = _runtime_objects(cxx)
+    runtime = runtime_objects(cxx)
     flags = CXXFLAGS + [f"-D{d}" for d in defines]
     out_dir = CACHE / _key(*(f"{n}\0{t}" for n, t in sorted(texts.items())), " ".join(compiled), target,
                            str(runtime[0].parent), " ".join(map(str, include_dirs)), " ".join(flags + LIBS),

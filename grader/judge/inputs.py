@@ -119,6 +119,8 @@ def _cached(kind, rng, case, dtype, magnitude, make):
         value = make()
         return value, json.dumps(rng.bit_generator.state, sort_keys=True)
 
-    value, after = shared_expected.get(("input", kind, case, np.dtype(dtype).str, magnitude, before), made)
+    # writable: a test may change its input; a copy-on-write map of the file is, without copying it up front
+    value, after = shared_expected.get(("input", kind, case, np.dtype(dtype).str, magnitude, before), made,
+                                       writable=True)
     rng.bit_generator.state = json.loads(after)
-    return np.array(value)  # a writable copy of its own: a test may change its input
+    return value

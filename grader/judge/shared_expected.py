@@ -140,12 +140,14 @@ def _locked(path):
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _load(stem):
+def _load(stem, writable=False):
     meta = json.loads(stem.with_suffix(".json").read_text())
     parts = []
+    # writable: a copy-on-write map, private to this process, whose pages are copied only when written
+    mode = "c" if writable else "r"
     for i, (kind, value) in enumerate(meta["parts"]):
         if kind == "array":
-            parts.append(np.asarray(np.load(stem.with_name(f"{stem.name}.{i}.npy"), mmap_mode="r")))
+            parts.append(np.asarray(np.load(stem.with_name(f"{stem.name}.{i}.npy"), mmap_mode=mode)))
         elif kind == "scalar":
             parts.append(np.dtype(value[0]).type(value[1]))
         else:
@@ -182,12 +184,13 @@ def peek(slot_key):
     return _load(stem) if stem.with_suffix(".json").is_file() else None
 
 
-def get(slot_key, compute):
-    """The value for slot_key from the shared folder, computing and storing it if no grading has yet."""
+def get(slot_key, compute, writable=False):
+    """The value for slot_key from the shared folder, computing and storing it if no grading has yet (writable:
+    its arrays may be changed by this process, never in the folder)."""
     stem = _stem(slot_key)
     with _locked(stem):
         if stem.with_suffix(".json").is_file():
-            return _load(stem)
+            return _load(stem, writable)
         value = compute()
         try:
             _save(stem, value)

@@ -133,8 +133,10 @@ def test_gradescope_setup_picks_a_python_for_the_pins_and_torch_s_cpu_wheel(tmp_
     log = tmp_path / "log"
     _stub(bin_ / "apt-get", f'echo "apt-get $*" >> {log}\n')
     pip = f'#!/usr/bin/env bash\\necho "pip $*" >> {log}\\n'
+    python = f'#!/usr/bin/env bash\\necho "python $* in $PWD" >> {log}\\n'
     venv = (f'if [ "$1" = -m ] && [ "$2" = venv ]; then echo "venv by $(basename $0)" >> {log}; mkdir -p "$3/bin"; '
-            f'printf \'{pip}\' > "$3/bin/pip"; chmod +x "$3/bin/pip"; exit 0; fi\n')
+            f'printf \'{pip}\' > "$3/bin/pip"; printf \'{python}\' > "$3/bin/python"; chmod +x "$3/bin/"*; '
+            'exit 0; fi\n')
     new_enough = tuple(map(int, python3.split("."))) >= (3, 11)
     _stub(bin_ / "python3", venv + f'[ "$1" = -c ] && exit {0 if new_enough else 1}\n')  # setup.sh's version check
     _stub(bin_ / "python3.11", venv)
@@ -150,17 +152,33 @@ def test_gradescope_setup_picks_a_python_for_the_pins_and_torch_s_cpu_wheel(tmp_
     pips = [c for c in calls if c.startswith("pip ")]
     assert pips[0].endswith(f"--index-url {gradescope.TORCH_CPU_INDEX} torch=={pins['torch']}")
     assert pips[1].endswith(f"-r {root}/source/requirements/grading.txt") and len(pips) == 2
+    # last, the CPU runtime compiled into the image, by the grader in the zip (tests below grade with it)
+    assert calls[-1] == f"python -m grader prebuild in {root}/source"
     assert "nbgrader" not in (ROOT / "requirements" / "grading.txt").read_text()  # no Jupyter stack on Gradescope
 
 
-def _run_autograder(tmp_path, upload, preexec_fn=None):
+def _as_setup_leaves_it(source):
+    """What setup.sh's `grader prebuild` leaves in the image: the CPU runtime's objects under the zip's own cache.
+    Copied from this checkout's (compiling them again takes ~20 s): their folder is named by their sources, flags
+    and compiler, not by where it is, so the grader in the zip finds them as if it had built them.
+    Returns {object: mtime}, to show that grading used them as they were."""
+    from grader.cuda import build
+    built = build.runtime_objects()[0].parent
+    copy = shutil.copytree(built, source / "build" / "kernels" / built.name)
+    return {p: p.stat().st_mtime_ns for p in copy.glob("*.o")}
+
+
+def _run_autograder(tmp_path, upload, preexec_fn=None, prebuilt=None):
     """Gradescope's run_autograder from the zip, in an /autograder layout, on the uploaded files {name: text}
-    (preexec_fn: run in the child before it starts, e.g. joining a memory cgroup)."""
+    (preexec_fn: run in the child before it starts, e.g. joining a memory cgroup; prebuilt: a dict that gets
+    the runtime's objects setup.sh would have built, with their mtimes)."""
     proc = run_grader("gradescope", "--out", tmp_path / "zip")
     assert proc.returncode == 0, proc.stderr
     root = tmp_path / "autograder"
     with zipfile.ZipFile(tmp_path / "zip" / "autograder.zip") as z:
         z.extractall(root / "source")
+    if prebuilt is not None:
+        prebuilt.update(_as_setup_leaves_it(root / "source"))
     (root / "submission").mkdir(parents=True)
     for name, text in upload.items():
         (root / "submission" / name).write_text(text)
@@ -175,14 +193,17 @@ def _run_autograder(tmp_path, upload, preexec_fn=None):
 @pytest.mark.skipif(not footprint.MemoryLimit.available(), reason="needs a writable memory cgroup (root on Linux)")
 def test_gradescope_grades_the_reference_in_full_within_the_stated_memory(tmp_path):
     """The memory docs/instructors.md tells instructors to choose, enforced by the kernel as Gradescope's container
-    would: the reference, both suites, kernel build included, gets every point and nothing is killed."""
+    would: the reference, both suites, the build of its kernel and every expected answer included (the image
+    holds only what setup.sh made: the runtime's objects), gets every point and nothing is killed."""
     upload = {name: (ROOT / "solutions" / name).read_text() for name in ("attention.py", "microgpt_cuda.cu")}
+    prebuilt = {}
     with footprint.MemoryLimit(footprint.TARGET_MEMORY) as limit:
-        results = _run_autograder(tmp_path, upload, preexec_fn=limit.enter_child)
+        results = _run_autograder(tmp_path, upload, preexec_fn=limit.enter_child, prebuilt=prebuilt)
         killed, peak = limit.out_of_memory_kills(), limit.peak()
     assert killed == 0, f"the out-of-memory killer ran {killed} time(s) under {footprint.TARGET_MEMORY / 1e9} GB"
     assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 0, results.get("output")
     assert peak <= footprint.TARGET_MEMORY
+    assert prebuilt and all(p.stat().st_mtime_ns == t for p, t in prebuilt.items())  # linked as setup.sh left them
 
 
 def test_gradescope_grades_a_notebook_uploaded_by_mistake_from_its_answer_cells(tmp_path):
