@@ -47,7 +47,7 @@ COMMANDS = (
             "the class report: one HTML file from every results.json of a graded class (make report)"),
     Command("gradescope", "grader.course.gradescope", INSTRUCTOR,
             "build the Gradescope autograder zip (make gradescope)"),
-    Command("prebuild", "grader.cuda.prebuild", INSTRUCTOR,
+    Command("prebuild", "grader.course.prebuild", INSTRUCTOR,
             "compile the CPU runtime every kernel build links, ahead of grading (Gradescope's setup.sh runs it)"),
     Command("leaks", "grader.course.leaks", INSTRUCTOR, "scan folders for solution code, hidden tests and seeds"),
     Command("exercises", "grader.course.make_exercises", MAINTAINER,

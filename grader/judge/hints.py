@@ -159,7 +159,7 @@ def row_softmax(got, expected, scores):
         hints.append(Hint("rows_not_normalised",
                           f"rows do not sum to 1 (row {tuple(int(v) for v in k)} sums to {rows[k]:.6g}): "
                           "divide each row's exponentials by that row's sum"))
-    not_zero = int(np.count_nonzero(np.isneginf(scores) & (got != 0)))
+    not_zero = int(np.count_nonzero((scores == -np.inf) & (got != 0)))
     if not_zero:
         hints.append(Hint("masked_not_zero", f"{not_zero} entries whose score is -inf did not become exactly 0"))
     return hints

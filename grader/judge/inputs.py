@@ -58,8 +58,10 @@ def rng_for(name, suite_seed):
 
 
 def qkv(rng, case, dtype):
-    """Q, K, V of shape (..., T, d_k), entries ~ N(0, 1) like x W for unit-variance x and W ~ N(0, 1/d_model)."""
-    return tuple(_normal(rng, case.qkv_shape(), dtype) for _ in range(3))
+    """Q, K, V of shape (..., T, d_k), entries ~ N(0, 1) like x W for unit-variance x and W ~ N(0, 1/d_model).
+    (At ANDREA-120M drawing them takes 4 times longer than reading them back: the controls drew 900 of them.)"""
+    return _cached("qkv", rng, case, dtype, None,
+                   lambda: tuple(_normal(rng, case.qkv_shape(), dtype) for _ in range(3)))
 
 
 def scores(rng, case, dtype, magnitude=None):
@@ -108,19 +110,21 @@ CACHED_FROM = 1 << 20  # elements: smaller inputs are made faster than they are 
 
 
 def _cached(kind, rng, case, dtype, magnitude, make):
-    """make(), or the same array from this machine's cache (grader/judge/shared_expected.py): a (T, T) input at
-    ANDREA-120M takes a matmul to make and a file read to load. Keyed by the generator's state before, which
-    the suite's seed and the test's name determine; a hit leaves the generator as making it would have."""
+    """make() (an array, or a tuple of arrays), or the same from this machine's cache
+    (grader/judge/shared_expected.py): a (T, T) input at ANDREA-120M takes a matmul to make and a file read to
+    load. Keyed by the generator's state before, which the suite's seed and the test's name determine; a hit
+    leaves the generator as making it would have."""
     if not shared_expected.active() or int(np.prod(case.scores_shape())) < CACHED_FROM:
         return make()
     before = json.dumps(rng.bit_generator.state, sort_keys=True)
 
-    def made():
+    def made():  # one flat tuple, the arrays and the generator's state after: what the cache stores
         value = make()
-        return value, json.dumps(rng.bit_generator.state, sort_keys=True)
+        return (*(value if isinstance(value, tuple) else (value,)), json.dumps(rng.bit_generator.state,
+                                                                               sort_keys=True))
 
     # writable: a test may change its input; a copy-on-write map of the file is, without copying it up front
-    value, after = shared_expected.get(("input", kind, case, np.dtype(dtype).str, magnitude, before), made,
-                                       writable=True)
+    *arrays, after = shared_expected.get(("input", kind, case, np.dtype(dtype).str, magnitude, before), made,
+                                         writable=True)
     rng.bit_generator.state = json.loads(after)
-    return value
+    return tuple(arrays) if len(arrays) > 1 else arrays[0]
