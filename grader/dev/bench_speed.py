@@ -11,6 +11,8 @@ moves the seconds more than the ratios.
     make grade SUITE=all            public and hidden (target: 14 s)
     an endless loop in one function the corpus's endless_loop_in_softmax, public suite: the waiting it adds over
                                     the reference (target: 10 s)
+    floor                           a Python process that imports numpy and pytest and exits: no ratio, a
+                                    yardstick (the exercises whose compute is under half of it cannot meet 2x)
 
 The notebook's cells and nbgrader's Validate are timed by `--only notebook` (grader/dev/bench_notebook.py).
 """
@@ -19,6 +21,7 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -67,6 +70,18 @@ def load():
     return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
 
 
+def process_floor(repeat):
+    """Median wall seconds of a Python process that imports numpy and pytest and exits: what any grading by a
+    fresh process pays before it runs a test, set beside the student's compute (a grading also starts a boxed
+    worker, which imports numpy again)."""
+    runs = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import numpy, pytest"], cwd=ROOT, check=True, env=student_env())
+        runs.append(time.perf_counter() - started)
+    return statistics.median(runs)
+
+
 def speed_bench(console, repeat):
     from grader.dev import controls
     reference = ROOT / "solutions"
@@ -99,6 +114,9 @@ def speed_bench(console, repeat):
     waiting = wall - public_wall
     rows.append(("endless loop in row_softmax (public): waiting over the reference", waiting, None,
                  f"<= {ENDLESS_WAIT_S:g} s", waiting <= ENDLESS_WAIT_S))
+    floor = process_floor(max(repeat, 3))
+    rows.append(("floor: a Python process that imports numpy and pytest, then exits", floor, None,
+                 "(yardstick)", True))
     table = Table(title=f"grading against the student's own compute, warm, median of {repeat}; {load()}",
                   title_justify="left")
     for col in ("command (reference submission)", "wall (s)", "student's compute (s)", "ratio", "target",
@@ -108,7 +126,7 @@ def speed_bench(console, repeat):
     for what, wall, student, target, met in rows:
         ok &= met
         ratio = f"{wall / student:.1f}x" if student and student >= 0.01 else ""  # none for a compute of ~0
-        table.add_row(what, f"{wall:.2f}", "" if student is None else f"{student:.2f}", ratio, target,
-                      "meets" if met else "MISSES")
+        verdict = "" if target == "(yardstick)" else "meets" if met else "MISSES"
+        table.add_row(what, f"{wall:.2f}", "" if student is None else f"{student:.2f}", ratio, target, verdict)
     console.print(table)
     return ok

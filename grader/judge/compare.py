@@ -72,8 +72,23 @@ def wrong_elements(got, expected, bound, scale=1.0):
             np.less_equal(d, b, out=w)
             np.logical_not(w, out=w)
             if w.any():  # usually not: the exact decision costs nothing then
-                w &= ~_exactly_right(g, e, b, scale)
+                _decide_again(w, d, g, e, b, scale)
     return wrong
+
+
+def _decide_again(w, d, g, e, b, scale):
+    """Re-decide in float64 the elements w holds wrong in work_dtype. One whose difference there is finite and over
+    twice its bound is wrong in float64 too (work_dtype: the rounding is a hundredth of the bound), so an answer
+    far off everywhere, the usual wrong answer, re-decides almost nothing; an answer near the bound everywhere
+    re-decides the whole chunk at once."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        maybe = w & ~((d > 2 * b) & np.isfinite(d))  # NaN and infinities always
+    n = int(np.count_nonzero(maybe))
+    if n > maybe.size // 8:
+        w &= ~_exactly_right(g, e, b, scale)
+    elif n:
+        at = np.flatnonzero(maybe)
+        w[at] = ~_exactly_right(g[at], e[at], b[at], scale)
 
 
 def describe_mismatch(got, expected, wrong, *, what, hints=()):
@@ -87,18 +102,21 @@ def describe_mismatch(got, expected, wrong, *, what, hints=()):
         for start, (g, e, w) in _flat_chunks(got, expected, wrong):
             if len(first) < FIRST_SHOWN and w.any():
                 first += [start + int(i) for i in np.flatnonzero(w)[:FIRST_SHOWN - len(first)]]
-            g64, e64 = np.asarray(g, np.float64), np.asarray(e, np.float64)
-            finite_wrong = w & np.isfinite(g64) & np.isfinite(e64)
-            if finite_wrong.any():  # errors between finite values; infinities and NaN are counted below
-                abs_err = np.abs(g64[finite_wrong] - e64[finite_wrong])
-                rel_err = abs_err / np.maximum(np.abs(e64[finite_wrong]), np.finfo(np.float64).tiny)
+            finite_g, finite_e = np.isfinite(g), np.isfinite(e)  # in their own dtypes: no float64 copies
+            finite_wrong = w & finite_g & finite_e
+            if finite_wrong.any():  # errors between finite values, in float64; infinities and NaN are counted below
+                g64, e64 = g[finite_wrong].astype(np.float64), e[finite_wrong].astype(np.float64)
+                abs_err = np.abs(g64 - e64)
+                rel_err = abs_err / np.maximum(np.abs(e64), np.finfo(np.float64).tiny)
                 abs_max = max(abs_max or 0.0, float(abs_err.max()))
                 rel_max = max(rel_max or 0.0, float(rel_err.max()))
                 found = True
-            nan_got += int(np.count_nonzero(np.isnan(g64)))
-            nan_expected += int(np.count_nonzero(np.isnan(e64)))
-            inf_got += int(np.count_nonzero(np.isinf(g64)))
-            inf_expected += int(np.count_nonzero(np.isinf(e64)))
+            if not finite_g.all():
+                nan_got += int(np.count_nonzero(np.isnan(g)))
+                inf_got += int(np.count_nonzero(np.isinf(g)))
+            if not finite_e.all():
+                nan_expected += int(np.count_nonzero(np.isnan(e)))
+                inf_expected += int(np.count_nonzero(np.isinf(e)))
     lines = [f"{what}: {n_wrong} of {n} elements wrong"]
     for flat_index in first:
         idx = tuple(int(i) for i in np.unravel_index(flat_index, wrong.shape))

@@ -81,3 +81,36 @@ def test_float32_comparison_never_fails_a_correct_element_by_its_own_rounding():
     assert np.float32(abs(got[0] - np.float32(expected[0]))) > bound[0]  # the float32 pass alone would fail it
     assert wrong_elements(got, expected, bound).tolist() == [False, False, True]
     assert wrong_elements(got, expected, bound, scale=0.5).tolist() == [True, False, True]
+
+
+@pytest.mark.parametrize("how", ["far off everywhere", "at the bound everywhere", "a few off", "non-finite"])
+def test_every_element_is_decided_as_float64_decides_it(how):
+    """wrong_elements compares in float32 and re-decides in float64 only what could change (a float32 difference
+    over twice its bound cannot). On answers that take each of its paths, at scale 1 and 2: it never fails an
+    element float64 finds right, and away from the bound (by more than float32's rounding of the difference)
+    its verdict is float64's own (closer, float32 may find right what float64 finds just over the bound)."""
+    rng = np.random.default_rng(17)
+    expected = rng.standard_normal(3 * (1 << 18) + 5)  # several chunks and a short last one
+    u = tol.unit_roundoff(np.float32)
+    bound = (np.abs(expected) * tol.SAFETY * tol.gamma(3, np.float32) + 2.0 ** -30).astype(np.float32)  # tightest
+    r = rng.random(expected.size)
+    off = {"far off everywhere": 10 * bound.astype(np.float64),
+           "at the bound everywhere": bound * rng.choice([0.999999, 1.000001, 2.0 ** -24 + 1], expected.size),
+           "a few off": np.select([r < 1e-3, r < 2e-2], [1.0, bound * 1.000001], 0.0),  # far, and near the bound
+           "non-finite": np.where(rng.random(expected.size) < 0.3, 1.0, 0.0)}[how]
+    got = (expected + off * rng.choice([-1, 1], expected.size)).astype(np.float32)
+    if how == "non-finite":
+        special = rng.choice([np.nan, np.inf, -np.inf], expected.size)
+        pick = rng.random(expected.size) < 0.2
+        got[pick], expected[pick[::-1]] = special[pick], special[pick[::-1]]
+        same = rng.random(expected.size) < 0.1
+        got[same] = expected[same]  # infinities and NaN matched exactly: right
+    for scale in (1.0, 2.0):
+        with np.errstate(invalid="ignore", over="ignore"):
+            g, e = got.astype(np.float64), expected
+            error = np.abs(g - e) / scale
+            right = (error <= bound) | ((g == e) & np.isinf(e)) | (np.isnan(g) & np.isnan(e))
+            clear = ~(np.abs(error - bound) <= 2 * u * (np.abs(e) + error))  # beyond float32's own rounding
+        wrong = wrong_elements(got, expected, bound, scale)
+        assert not (wrong & right).any(), (how, scale)
+        assert np.array_equal(wrong[clear], ~right[clear]), (how, scale)
