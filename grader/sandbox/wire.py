@@ -66,8 +66,14 @@ def write_blocking(fd, chunks):
             view = view[n:]
 
 
+def _buffer(n):
+    """n bytes to read into, not zeroed first: the read fills every one (a bytearray would write all n bytes before
+    the read writes them again, one more pass over a 100 MB array)."""
+    return np.empty(n, dtype=np.uint8)
+
+
 def _read_exact_blocking(fd, n):
-    buf = bytearray(n)
+    buf = _buffer(n)
     view = memoryview(buf)
     got = 0
     while got < n:
@@ -109,7 +115,7 @@ def write_deadline(fd, chunks, deadline):
 
 
 def _read_exact_deadline(fd, n, deadline):
-    buf = bytearray(n)
+    buf = _buffer(n)
     view = memoryview(buf)
     got = 0
     while got < n:
@@ -146,7 +152,7 @@ def _read_frame(read):
     arrays = []
     for meta in header.get("arrays", []):
         (nbytes,) = _LEN.unpack(read(_LEN.size))
-        arrays.append(_rebuild(meta, read(nbytes) if nbytes else bytearray()))
+        arrays.append(_rebuild(meta, read(nbytes) if nbytes else _buffer(0)))
     return header, arrays
 
 
