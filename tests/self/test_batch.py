@@ -157,6 +157,16 @@ def test_gradescope_setup_picks_a_python_for_the_pins_and_torch_s_cpu_wheel(tmp_
     assert "nbgrader" not in (ROOT / "requirements" / "grading.txt").read_text()  # no Jupyter stack on Gradescope
 
 
+def test_prebuild_compiles_the_objects_every_kernel_build_links():
+    """setup.sh's last step: the runtime's objects where a grading on this machine looks for them (compiled here
+    by the first kernel build if no test before did)."""
+    from grader.cuda import build
+    proc = run_grader("prebuild")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    objects = build.runtime_objects()
+    assert f"{len(objects)} objects are in {objects[0].parent}" in proc.stdout and all(o.is_file() for o in objects)
+
+
 def _as_setup_leaves_it(source):
     """What setup.sh's `grader prebuild` leaves in the image: the CPU runtime's objects under the zip's own cache.
     Copied from this checkout's (compiling them again takes ~20 s): their folder is named by their sources, flags
