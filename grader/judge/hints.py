@@ -77,13 +77,22 @@ def _near(a, b, rel=0.02):
 
 
 def _matches(got, candidate, rel=1e-3):
-    got = np.asarray(got, np.float64)
+    """Whether got is candidate (a known mistake's answer) to within rel of candidate's largest finite entry.
+    Compared one (T, T) matrix at a time, stopping at the first that differs: most candidates are not the
+    student's mistake, and the first matrix tells (a full-size float64 copy and gathers took 0.1 s a call)."""
+    got, candidate = np.asarray(got), np.asarray(candidate)
     if got.shape != candidate.shape:
         return False
     with np.errstate(all="ignore"):
-        scale = np.nanmax(np.abs(np.where(np.isfinite(candidate), candidate, 0))) or 1.0
-        fin = np.isfinite(candidate)
-        return bool(np.all(np.abs(got[fin] - candidate[fin]) <= rel * scale))
+        finite = np.isfinite(candidate)
+        top = max(float(np.max(candidate, where=finite, initial=0.0)),
+                  -float(np.min(candidate, where=finite, initial=0.0)))
+        limit = rel * (top or 1.0)
+        shape = (-1,) + got.shape[-2:] if got.ndim >= 2 else (1, -1)
+        for g, c, f in zip(got.reshape(shape), candidate.reshape(shape), finite.reshape(shape)):
+            if not np.all(np.abs(g[f].astype(np.float64) - c[f]) <= limit):
+                return False
+    return True
 
 
 def scale_scores(got, expected, Q, K):
@@ -111,24 +120,31 @@ def scale_scores(got, expected, Q, K):
 
 
 def apply_causal_mask(got, scores):
+    """In the arrays' own dtype, a pass each (an ANDREA-120M batch is 25 million entries): no float64 copies, no
+    list of every leak's index."""
     T = scores.shape[-1]
-    got = np.asarray(got, np.float64)
+    got, scores = np.asarray(got), np.asarray(scores)
     hide = oracle.future_mask(T)
     diag = np.eye(T, dtype=bool)
     below = ~hide & ~diag
     hints = []
-    leaks = ~(got <= MASK_LIMIT) & hide
-    if leaks.any():
-        i, j = (int(v) for v in np.argwhere(leaks)[0][-2:])
+    masked = got <= MASK_LIMIT
+    leaks = ~masked & hide
+    n_leaks = int(np.count_nonzero(leaks))
+    if n_leaks:
+        i, j = (int(v) for v in np.unravel_index(int(np.argmax(leaks)), leaks.shape)[-2:])  # the first leak
         hints.append(Hint("mask_leaks_future",
-                          f"the mask leaks the future: {int(leaks.sum())} entries with j > i are not masked "
+                          f"the mask leaks the future: {n_leaks} entries with j > i are not masked "
                           f"(first: row {i}, column {j}); every j > i must be -inf"))
-    if (got <= MASK_LIMIT)[..., diag].any():
+    if masked[..., diag].any():
         hints.append(Hint("mask_hides_present",
                           "the mask hides the present: entries on the diagonal (j == i) were masked; "
                           "position i may attend to itself (np.triu(..., k=1) marks only j > i)"))
-    s = np.asarray(scores, np.float64)
-    if (got[..., below] != s[..., below]).any():
+    if got.dtype == scores.dtype:  # bit for bit, as check_causal_mask compares them
+        changed = got.view(f"u{got.itemsize}") != scores.view(f"u{scores.itemsize}")
+    else:
+        changed = np.asarray(got, np.float64) != np.asarray(scores, np.float64)
+    if (changed & below).any():
         hints.append(Hint("mask_changes_past",
                           "entries below the diagonal were changed; they must come back unchanged, bit for bit"))
     return hints
@@ -137,8 +153,8 @@ def apply_causal_mask(got, scores):
 def row_softmax(got, expected, scores):
     got = np.asarray(got)  # sums below in float64, no float64 copy of an ANDREA-120M answer
     hints = []
-    big = np.nanmax(np.abs(np.where(np.isfinite(scores), scores, 0)))
     if not np.isfinite(got).all():
+        big = np.nanmax(np.abs(np.where(np.isfinite(scores), scores, 0)))  # four passes: only when it is needed
         if big > 80:
             hints.append(Hint("softmax_overflow",
                               f"overflow at large logits (|scores| up to {big:.3g}): exp overflows to inf and inf/inf "

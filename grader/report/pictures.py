@@ -21,7 +21,9 @@ import numpy as np
 from grader.common.failures import BuildFailed, Missing, StudentCodeError
 from grader.common.layout import PUBLIC_SEED
 from grader.judge import inputs
+from grader.judge import memo
 from grader.judge import oracle
+from grader.judge import shared_expected
 from grader.judge.inputs import Case
 
 PICTURED = ("scale_scores", "apply_causal_mask", "row_softmax", "cuda_kernel")
@@ -78,9 +80,15 @@ def public_inputs(exercise, kind=None):
 
 
 def reference_matrix(exercise, args):
-    if exercise == "cuda_kernel":
-        return oracle.causal_attention(*args)[0, :, :T]
-    return getattr(oracle, exercise)(*args)[0]
+    """The oracle's matrix for the picture's input, kept in the machine's answer cache when grading uses one: the
+    oracle imports torch (2.2 s here), and a failing student's next `make grade` draws the same input again."""
+    def compute():
+        if exercise == "cuda_kernel":
+            return oracle.causal_attention(*args)[0, :, :T]
+        return getattr(oracle, exercise)(*args)[0]
+    if not shared_expected.active():
+        return compute()
+    return np.array(shared_expected.get(("picture", exercise, memo.fingerprint(args)), compute))  # (T, T): tiny
 
 
 def student_matrix(submission_dir, exercise, func, args, timeout=DEFAULT_TIMEOUT):
