@@ -180,3 +180,17 @@ def test_a_failing_public_test_is_drawn_on_its_own_input(control_folder, tmp_pat
     picture = pictures.draw_for(control_folder("mask_leaks_future"), exercise, tmp_path, given=(func, args))
     assert np.array_equal(picture.reference, oracle.apply_causal_mask(args[0])[0])
     assert suite_of("tests/hidden/test_hidden_attention.py::t") == "hidden"  # whose inputs are never kept
+
+
+def test_a_pictures_reference_is_computed_once_per_machine(tmp_path, monkeypatch):
+    """The oracle's matrix for a picture comes from the machine's answer cache after the first time: a failing
+    student's next `make grade EX=...` draws the same input and needs no torch for it."""
+    from grader.judge import oracle, shared_expected
+    monkeypatch.setitem(shared_expected._folder, "path", tmp_path)  # as a grading's: this test's own folder
+    computed = []
+    real = oracle.row_softmax
+    monkeypatch.setattr(oracle, "row_softmax", lambda *args: computed.append(1) or real(*args))
+    _, args = pictures.public_inputs("row_softmax")
+    first, again = (pictures.reference_matrix("row_softmax", args) for _ in range(2))
+    assert computed == [1] and first.shape == (pictures.T, pictures.T)
+    assert np.array_equal(first, again, equal_nan=True)
