@@ -114,7 +114,7 @@ def _cached(kind, rng, case, dtype, magnitude, make):
     (grader/judge/shared_expected.py): a (T, T) input at ANDREA-120M takes a matmul to make and a file read to
     load. Keyed by the generator's state before, which the suite's seed and the test's name determine; a hit
     leaves the generator as making it would have."""
-    if not shared_expected.active() or int(np.prod(case.scores_shape())) < CACHED_FROM:
+    if not shared_expected.inputs_active() or int(np.prod(case.scores_shape())) < CACHED_FROM:
         return make()
     before = json.dumps(rng.bit_generator.state, sort_keys=True)
 
@@ -123,8 +123,6 @@ def _cached(kind, rng, case, dtype, magnitude, make):
         return (*(value if isinstance(value, tuple) else (value,)), json.dumps(rng.bit_generator.state,
                                                                                sort_keys=True))
 
-    # writable: a test may change its input; a copy-on-write map of the file is, without copying it up front
-    *arrays, after = shared_expected.get(("input", kind, case, np.dtype(dtype).str, magnitude, before), made,
-                                         writable=True)
+    *arrays, after = shared_expected.get_input(("input", kind, case, np.dtype(dtype).str, magnitude, before), made)
     rng.bit_generator.state = json.loads(after)
     return tuple(arrays) if len(arrays) > 1 else arrays[0]

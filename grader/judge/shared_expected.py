@@ -15,6 +15,10 @@ and map the file read-only. Two gradings running side by side that reach the sam
 second one waits rather than computing the same answer again; batch starts its first gradings at different points
 of the suite (`--stagger`) so that they compute different answers instead.
 
+A class's gradings also read the machine's cache: an answer some earlier grading on this machine computed is taken
+from there (what they compute goes to the class's folder), and the big seeded inputs are kept there, since they
+depend on no class (every batch made them all again: a class of stubs took 6 s a student instead of 2).
+
 Keys hold the test's name, the value's name and a fingerprint of the inputs (memo.fingerprint), so a file is never
 paired with other inputs. DIR belongs to one batch run and to the grader's processes only (student code runs in
 workers that cannot see it).
@@ -31,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-_folder = {"path": None}
+_folder = {"path": None, "machine": None, "inputs": None}
 
 
 # A class's answers take ~3 GB (public suite; ~5 GB with the hidden one). In memory (/dev/shm) they are written and
@@ -87,10 +91,15 @@ def add_argument(parser):
                              "folder (auto, the default); memory; disk; or off (each grading computes its own)")
 
 
-def use(folder):
+def use(folder, machine=None):
+    """Share answers through folder (None: not at all). machine: this machine's cache, when it is on. A class's
+    gradings (folder: the class's) then read from it the answers some earlier grading here computed, and the big
+    seeded inputs, which depend on no class, are kept there: each batch used to make them all again."""
     _folder["path"] = Path(folder) if folder else None
-    if folder:
-        Path(folder).mkdir(mode=0o700, parents=True, exist_ok=True)
+    _folder["machine"] = Path(machine) if machine else None
+    _folder["inputs"] = _folder["machine"] or _folder["path"]
+    for where in {_folder["path"], _folder["machine"]} - {None}:
+        where.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
 KEEP_VERSIONS = 2  # the machine cache's versions kept (a checkout switched back and forth stays warm)
@@ -128,6 +137,10 @@ def machine_folder():
 
 def active():
     return _folder["path"] is not None
+
+
+def inputs_active():
+    return _folder.get("inputs") is not None
 
 
 @contextmanager
@@ -174,23 +187,41 @@ def _save(stem, value):
     os.replace(tmp, stem.with_suffix(".json"))  # last: the answer is complete once this exists
 
 
-def _stem(slot_key):
-    return _folder["path"] / hashlib.sha256(repr(slot_key).encode()).hexdigest()[:32]
+def _stem(slot_key, where="path"):
+    return _folder[where] / hashlib.sha256(repr(slot_key).encode()).hexdigest()[:32]
+
+
+def _known(slot_key):
+    """The stem of slot_key's answer in the class's folder, else in the machine's cache; None where neither has
+    it. (Files appear complete: the .json is written last.)"""
+    for where in ("path", "machine"):
+        if _folder[where] is not None:
+            stem = _stem(slot_key, where)
+            if stem.with_suffix(".json").is_file():
+                return stem
+    return None
 
 
 def peek(slot_key):
     """The stored value for slot_key, or None when no grading has stored it (nothing is computed)."""
-    stem = _stem(slot_key)
-    return _load(stem) if stem.with_suffix(".json").is_file() else None
+    stem = _known(slot_key)
+    return None if stem is None else _load(stem)
 
 
-def get(slot_key, compute, writable=False):
+def get_input(slot_key, make):
+    """An input from the inputs' folder, made and stored if no grading has yet; its arrays mapped copy-on-write
+    (a test may change its input, never the folder's)."""
+    return get(slot_key, make, writable=True, where="inputs")
+
+
+def get(slot_key, compute, writable=False, where="path"):
     """The value for slot_key from the shared folder, computing and storing it if no grading has yet (writable:
     its arrays may be changed by this process, never in the folder)."""
-    stem = _stem(slot_key)
+    stem = _stem(slot_key, where)
     with _locked(stem):
-        if stem.with_suffix(".json").is_file():
-            return _load(stem, writable)
+        known = _known(slot_key) if where == "path" else stem if stem.with_suffix(".json").is_file() else None
+        if known is not None:
+            return _load(known, writable)
         value = compute()
         try:
             _save(stem, value)

@@ -186,7 +186,8 @@ def test_a_pictures_reference_is_computed_once_per_machine(tmp_path, monkeypatch
     """The oracle's matrix for a picture comes from the machine's answer cache after the first time: a failing
     student's next `make grade EX=...` draws the same input and needs no torch for it."""
     from grader.judge import oracle, shared_expected
-    monkeypatch.setitem(shared_expected._folder, "path", tmp_path)  # as a grading's: this test's own folder
+    for where in ("path", "machine", "inputs"):  # as a grading's: this test's own folder
+        monkeypatch.setitem(shared_expected._folder, where, tmp_path)
     computed = []
     real = oracle.row_softmax
     monkeypatch.setattr(oracle, "row_softmax", lambda *args: computed.append(1) or real(*args))

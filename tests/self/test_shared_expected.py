@@ -141,3 +141,23 @@ def test_a_stub_is_reported_before_any_expected_answer_is_computed(tmp_path):
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert "not implemented yet" in done.stdout, done.stdout + done.stderr
     assert json.loads((tmp_path / "t.json").read_text())["torch_imported"] == 0.0
+
+
+def test_a_class_reads_what_this_machine_computed_and_keeps_its_own_answers(tmp_path, monkeypatch):
+    """A class's gradings (batch, autograde) share answers through the class's folder and read what the machine's
+    cache already holds; the big inputs are kept in the machine's cache, which outlives the class."""
+    monkeypatch.setattr(shared_expected, "_folder", dict(shared_expected._folder))  # this test's state only
+    machine, klass = tmp_path / "machine", tmp_path / "class"
+    shared_expected.use(machine, machine)  # one student's `make grade`: the machine's cache only
+    shared_expected.get(("t::x", "answer"), lambda: np.arange(3.0))
+    shared_expected.use(klass, machine)
+    calls = []
+    found = shared_expected.get(("t::x", "answer"), lambda: calls.append(1) or np.zeros(3))
+    assert calls == [] and found.tolist() == [0.0, 1.0, 2.0]
+    assert shared_expected.peek(("t::x", "answer")).tolist() == [0.0, 1.0, 2.0]
+    shared_expected.get(("t::y", "answer"), lambda: np.ones(2))  # computed in the class: stored with the class
+    shared_expected.get_input(("input", "t::y"), lambda: np.ones(4))
+    assert len(list(klass.glob("*.json"))) == 1 and len(list(machine.glob("*.json"))) == 2  # t::x's, the input
+    assert shared_expected.get(("t::y", "answer"), lambda: calls.append(1)).tolist() == [1.0, 1.0]
+    assert calls == []
+    assert shared_expected.get_input(("input", "t::y"), lambda: calls.append(1)).flags.writeable  # copy on write
