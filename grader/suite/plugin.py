@@ -71,8 +71,7 @@ def test_key(item):
 
 def pytest_configure(config):
     isolation.protect_answers()  # as root, workers run as other uids: the reference and hidden suite stay ours
-    # a class's folder (batch, autograde) or else this machine's cache: answers are computed once, and a class's
-    # gradings read what this machine's cache already holds (a class's folder starts empty)
+    # answers shared through a class's folder (batch, autograde), else this machine's cache, which a class reads too
     machine = shared_expected.machine_folder()
     shared_expected.use(config.getoption("--expected-cache") or machine, machine)
     config.addinivalue_line("markers", "exercise(name): the exercise a graded test belongs to")
