@@ -13,6 +13,7 @@ import zipfile
 
 import pytest
 
+from grader.common.layout import CACHE_ROOT
 from grader.course.make_exercises import render
 from grader.dev import footprint
 from helpers import ROOT, run_grader
@@ -81,7 +82,10 @@ def test_gradescope_run_autograder_in_an_autograder_layout(tmp_path):
     (root / "submission" / "nested" / "attention.py").write_text(FORGER)
     run = root / "source" / "run_autograder"
     run.chmod(0o755)
-    env = dict(os.environ, AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=str(ROOT / ".venv" / "bin" / "python"))
+    # this machine's caches (inputs, answers), as a later grading finds them: the results' shape is what is tested
+    # here (the memory test below grades in a container's cold cache)
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=str(ROOT / ".venv" / "bin" / "python"),
+               GRADER_CACHE_DIR=str(CACHE_ROOT))
     if not (ROOT / ".venv" / "bin" / "python").exists():
         env["AUTOGRADER_PYTHON"] = "python3"
     done = subprocess.run([str(run)], env=env, capture_output=True, text=True, timeout=900)
@@ -178,10 +182,10 @@ def _as_setup_leaves_it(source):
     return {p: p.stat().st_mtime_ns for p in copy.glob("*.o")}
 
 
-def _run_autograder(tmp_path, upload, preexec_fn=None, prebuilt=None):
+def _run_autograder(tmp_path, upload, preexec_fn=None, prebuilt=None, env=()):
     """Gradescope's run_autograder from the zip, in an /autograder layout, on the uploaded files {name: text}
     (preexec_fn: run in the child before it starts, e.g. joining a memory cgroup; prebuilt: a dict that gets
-    the runtime's objects setup.sh would have built, with their mtimes)."""
+    the runtime's objects setup.sh would have built, with their mtimes; env: more environment)."""
     proc = run_grader("gradescope", "--out", tmp_path / "zip")
     assert proc.returncode == 0, proc.stderr
     root = tmp_path / "autograder"
@@ -194,7 +198,7 @@ def _run_autograder(tmp_path, upload, preexec_fn=None, prebuilt=None):
         (root / "submission" / name).write_text(text)
     run = root / "source" / "run_autograder"
     run.chmod(0o755)
-    env = dict(os.environ, AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=sys.executable)
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=sys.executable, **dict(env))
     done = subprocess.run([str(run)], env=env, capture_output=True, text=True, timeout=900, preexec_fn=preexec_fn)
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads((root / "results" / "results.json").read_text())
@@ -224,7 +228,8 @@ def test_gradescope_grades_a_notebook_uploaded_by_mistake_from_its_answer_cells(
                     "    if not all(type(v) is int and v > 0 for v in (d_model, n_head)) or d_model % n_head:\n",
                     "        raise ValueError('no')\n", "    return d_model // n_head\n"]}],
         "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    results = _run_autograder(tmp_path, {"attention.ipynb": json.dumps(notebook)})
+    results = _run_autograder(tmp_path, {"attention.ipynb": json.dumps(notebook)},
+                              env={"GRADER_CACHE_DIR": str(CACHE_ROOT)})  # this machine's inputs: warm
     earned = {t["tags"][0] for t in results["tests"] if t["score"] > 0}
     assert earned == {"compute_dk"} and results["score"] > 0
 
