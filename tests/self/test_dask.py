@@ -27,7 +27,9 @@ from helpers import ROOT
 # the dead worker would end it only at its next line of output, when the call times out: CALL_TIMEOUT)
 CLASS = ("softmax_wrong_axis", "slow_import")
 KILLED = "slow_import"
-CALL_TIMEOUT = 10
+CALL_TIMEOUT = 7
+DEATH_WAIT = 2  # seconds the killed worker's processes get to die: ending well before CALL_TIMEOUT, so a grading that
+# outlived its worker is still there to be seen (its import started about 1 s before the kill)
 BATCH_TIMEOUT = 600
 
 
@@ -52,7 +54,8 @@ def _cmdline(process):
 
 def _kill_a_worker_mid_task(client, proc, student):
     """Wait until student's grading has a sandbox worker (importing the submission), then SIGKILL the Dask worker
-    running it. Returns (its address, the command lines of the processes it had started still alive 5 s later)."""
+    running it. Returns (its address, the command lines of the processes it had started still alive DEATH_WAIT
+    seconds later)."""
     while proc.poll() is None:
         for address, keys in client.processing().items():
             if any(k.startswith(f"grade-{student}-") for k in keys):
@@ -62,7 +65,7 @@ def _kill_a_worker_mid_task(client, proc, student):
                     time.sleep(1)  # in the import's sleep: CALL_TIMEOUT - 1 s of silence left
                     children = psutil.Process(pid).children(recursive=True)
                     os.kill(pid, signal.SIGKILL)
-                    _, alive = psutil.wait_procs(children, timeout=5)
+                    _, alive = psutil.wait_procs(children, timeout=DEATH_WAIT)
                     return address, [_cmdline(c) or f"pid {c.pid}" for c in alive]
         time.sleep(0.2)
     pytest.fail(f"the batch ended before {student}'s grading started a sandbox worker")
