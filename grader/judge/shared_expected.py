@@ -140,7 +140,7 @@ def active():
 
 
 def inputs_active():
-    return _folder.get("inputs") is not None
+    return _folder["inputs"] is not None
 
 
 @contextmanager
@@ -219,7 +219,10 @@ def get(slot_key, compute, writable=False, where="path"):
     its arrays may be changed by this process, never in the folder)."""
     stem = _stem(slot_key, where)
     with _locked(stem):
-        known = _known(slot_key) if where == "path" else stem if stem.with_suffix(".json").is_file() else None
+        if where == "path":  # an answer: the class's, else one this machine computed earlier
+            known = _known(slot_key)
+        else:
+            known = stem if stem.with_suffix(".json").is_file() else None
         if known is not None:
             return _load(known, writable)
         value = compute()
