@@ -19,6 +19,7 @@ def add_arguments(parser):
 def main(args):
     started = time.perf_counter()
     try:
+        build.check_toolchain()
         objects = build.runtime_objects()
     except build.BuildError as exc:  # MissingToolchain: what to install, in words
         print(f"grader: {exc}", file=sys.stderr)

@@ -152,7 +152,7 @@ def _read_frame(read):
     arrays = []
     for meta in header.get("arrays", []):
         (nbytes,) = _LEN.unpack(read(_LEN.size))
-        arrays.append(_rebuild(meta, read(nbytes) if nbytes else _buffer(0)))
+        arrays.append(_rebuild(meta, read(nbytes)))  # an empty array reads nothing
     return header, arrays
 
 
