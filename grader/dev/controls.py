@@ -28,6 +28,7 @@ from rich.console import Console
 from rich.table import Table
 
 from grader.course.solution_regions import is_marker
+from grader.dev.verdict import per_exercise, verdict  # noqa: F401 (the controls' verdict, re-exported)
 from grader.common.layout import (EXERCISES, KERNEL_EXERCISE, KERNEL_FILE, REFERENCE, REFERENCE_KERNEL, ROOT,
                                   SUBMISSION_FILE, suite_paths)
 
@@ -142,34 +143,6 @@ def grade_all(folders, suite="all", timeout=60.0, exercises=None):
         raise RuntimeError("the grader could not run:\n" + "\n".join(run.problems))
     return {folder: results.to_gradescope(sub_run, execution_time=0.0)
             for folder, sub_run in collect.by_submission(run).items()}
-
-
-def per_exercise(results):
-    """{exercise: (earned, possible)} from a results.json dict."""
-    totals = {}
-    for t in results["tests"]:
-        earned, possible = totals.get(t["tags"][0], (0.0, 0.0))
-        totals[t["tags"][0]] = (earned + t["score"], possible + t["max_score"])
-    return totals
-
-
-def verdict(control, results):
-    """A list of the ways the graded control differs from what it must get (empty: as expected)."""
-    totals, problems = per_exercise(results), []
-    for ex, (earned, possible) in totals.items():
-        want = control.scores.get(ex, possible)
-        if earned != want:
-            problems.append(f"{ex}: got {earned:g}, must get {want:g} of {possible:g}")
-    for ex in control.scores:
-        if ex not in totals:
-            problems.append(f"{ex}: no graded test ran")
-    outputs = "\n".join(t["output"] for t in results["tests"])
-    if control.hint and control.hint not in outputs:
-        problems.append(f"the hint {control.hint!r} was not shown")
-    carried = {m for t in results["tests"] for m in (t.get("extra_data") or {}).get("mistakes") or ()}
-    if control.mistake and control.mistake not in carried:
-        problems.append(f"results.json does not name the mistake {control.mistake!r} (named: {sorted(carried)})")
-    return problems
 
 
 def _grade_in_parts(controls, jobs, extra=()):

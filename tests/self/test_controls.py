@@ -88,3 +88,18 @@ def test_positive_control_gets_full_marks(graded, name):
     nothing on this machine, whatever its speed: a kernel's time limit follows the lesson's kernel's time here."""
     summary, _ = graded
     assert all(earned == possible > 0 for earned, possible in summary[name]["totals"].values()), summary[name]
+
+
+def test_a_missing_hint_is_reported_with_what_was_said_instead():
+    """A control that loses its hint says what the grader said in its place: the run that failed is the evidence."""
+    from grader.dev.controls import Control, verdict
+    control = Control("t_bomb", "", {"row_softmax": 0}, "memory limit", "")
+    said = "row_softmax took over 5.0 s at 12x1024x1024"
+    results = {"tests": [{"name": "row_softmax: ok", "tags": ["row_softmax"], "score": 0.0, "max_score": 0.0,
+                          "output": ""},
+                         {"name": "row_softmax: test_masked_scores[andrea-float32]", "tags": ["row_softmax"],
+                          "score": 0.0, "max_score": 1.0, "output": said}]}
+    assert verdict(control, results) == [f"the hint 'memory limit' was not shown; "
+                                         f"row_softmax: test_masked_scores[andrea-float32] said: {said}"]
+    results["tests"][1]["output"] += ": the worker's memory limit is 4 GiB"
+    assert verdict(control, results) == []
