@@ -64,7 +64,9 @@ help:
 
 $(STAMP): requirements.txt
 \t@test -x $(PY) || $(PYTHON_SYSTEM) -m venv $(VENV)
-\t$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+\t$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r requirements.txt
+\t@# bytecode on every core (pip compiles one file at a time); what is not Python 3 fails here as under pip
+\t@$(PY) -m compileall -qq -j 0 $(VENV)/lib || true
 \t@touch $@
 
 venv: $(STAMP)
