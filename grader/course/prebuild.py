@@ -1,5 +1,5 @@
 """`python -m grader prebuild`: compile the CPU runtime's objects, which every kernel build on this machine links,
-once and ahead of grading.
+and its precompiled header, which every kernel compile reads, once and ahead of grading.
 
 Gradescope's setup.sh runs it when it builds the autograder's image: every submission is graded in a fresh
 container made from that image, so without it each one compiled the runtime's 13 files again (about 20 s on one

@@ -72,6 +72,28 @@ def test_unchanged_source_is_not_rebuilt(tmp_path):
     assert cuda_build.build(tmp_path / "k.cu") == first and first.stat().st_mtime_ns == mtime
 
 
+def test_kernels_read_the_runtime_header_precompiled_and_build_without_a_pch_that_does_not_fit(tmp_path,
+                                                                                             monkeypatch):
+    """cuda_cpu.h precompiled beside the runtime's objects is what a CUDA compile includes; a .gch that GCC
+    cannot use (here: not a PCH at all) is passed over for the header itself, and the kernel still builds and
+    runs right."""
+    runtime = cuda_build.runtime_objects()[0].parent
+    assert (runtime / cuda_build.PCH).stat().st_size > 0 and (runtime / "cuda_cpu.h").resolve().is_file()
+    (tmp_path / "k.cu").write_text(BLOCK_SUM.replace("BARRIER", "__syncthreads();") + f"// {tmp_path}\n")
+    built = cuda_build.build(tmp_path / "k.cu")
+    assert f"-include {runtime / 'cuda_cpu.h'} " in (built.parent / "build.ninja").read_text()
+    unfit = tmp_path / "cache" / runtime.name  # a copy of the runtime's folder whose .gch is not one
+    shutil.copytree(runtime, unfit, ignore=shutil.ignore_patterns(".lock"))
+    (unfit / cuda_build.PCH).write_bytes(b"not a precompiled header")
+    monkeypatch.setattr(cuda_build, "CACHE", tmp_path / "cache")
+    (tmp_path / "k.cu").write_text(BLOCK_SUM.replace("BARRIER", "__syncthreads();") + f"// {tmp_path} again\n")
+    lib = ctypes.CDLL(str(cuda_build.build(tmp_path / "k.cu")))
+    x = np.arange(512, dtype=np.float32)
+    out = np.zeros(2, np.float32)
+    lib.run(ptr(x), ptr(out), 2)
+    assert out.tolist() == [x[:256].sum(), x[256:].sum()]
+
+
 BLOCK_SUM = """
     __global__ void block_sum(const float* x, float* out) {
         __shared__ float buf[256];
