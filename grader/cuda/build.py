@@ -39,6 +39,7 @@ MAX_ERROR_LINES = 30
 # GPU (the properties device_properties.cpp reports), so code that picks device features by __CUDA_ARCH__ takes
 # the path a current GPU takes (host code of the same file sees it too; .cpp files do not).
 CUDA_ARCH = 900
+CUDA_MACROS = f"-D__CUDA_ARCH__={CUDA_ARCH}"  # a .cu compile's, and its precompiled header's: they must agree
 
 class BuildError(Exception):
     """The student's file did not compile; str() is the compiler's message, trimmed to the student's lines."""
@@ -103,7 +104,7 @@ rule cc
   command = $cxx $cflags -c $in -o $out
   description = compiling $in
 rule cu
-  command = $cxx $cflags -x c++ -include {header} -D__CUDA_ARCH__={CUDA_ARCH} -c $in -o $out
+  command = $cxx $cflags -x c++ -include {header} {CUDA_MACROS} -c $in -o $out
   description = compiling $in (CUDA, rewritten)
 rule link
   command = $cxx -shared {LINK_LOCAL} $in -o $out {' '.join(LIBS)}
@@ -154,7 +155,7 @@ def _pch_missing(out_dir):
 def _precompile_header(out_dir, cxx, flags):
     """cuda_cpu.h as the `cu` rule includes it (same flags and macros), written whole or not at all."""
     tmp = out_dir / (PCH + ".tmp")
-    proc = subprocess.run([cxx, *flags.split(), *_include_flags().split(), f"-D__CUDA_ARCH__={CUDA_ARCH}",
+    proc = subprocess.run([cxx, *flags.split(), *_include_flags().split(), CUDA_MACROS,
                            "-x", "c++-header", str(RUNTIME / "cuda_cpu.h"), "-o", str(tmp)],
                           capture_output=True, text=True)
     if proc.returncode == 0:
