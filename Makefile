@@ -60,11 +60,13 @@ system-deps:
 
 grade: $(STAMP)
 	@$(MAKE) -s system-deps || echo "(until then the CUDA kernel cannot be graded here; the Python exercises can)" >&2
-	@$(PY) -m grader grade --submission $(SUBMISSION) --suite $(SUITE) $(if $(EX),--exercise $(EX)) $(ARGS)
+	@$(PY) -m grader grade --warm --submission $(SUBMISSION) --suite $(SUITE) $(if $(EX),--exercise $(EX)) $(ARGS)
 
 # The self-tests start a few hundred Python processes: their bytecode is cached under build/ (with
 # PYTHONDONTWRITEBYTECODE set, as on the CI machine, each would compile the grader anew: ~0.08 s apiece).
-TEST_ENV := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/build/pycache
+# Their `make grade`s run cold (GRADER_WARM=off): a warm server (grader/warm) would outlive the tests; the tests
+# of the warm server start and stop their own.
+TEST_ENV := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/build/pycache GRADER_WARM=off
 
 test: $(STAMP) system-deps
 	$(TEST_ENV) $(PY) -m pytest tests/self -n 2 --dist loadfile -p no:cacheprovider $(ARGS)

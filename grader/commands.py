@@ -64,10 +64,32 @@ COMMANDS = (
             "with the CPU runtime; without a GPU, the CPU side (make gpu-check)"),
     Command("gpu-check-carry", "grader.dev.gpu_check_carry", MAINTAINER,
             "fill .gpucheck/ with what a GPU machine without network needs for gpu-check (make gpu-check-carry)"),
+    Command("warm-server", "grader.warm.server", STUDENT,
+            "keep grading warm between `make grade`s (the first `grade --warm` starts it; --stop ends it)"),
     Command("cell", "grader.student.cell", INTERNAL, "grade one exercise for a notebook test cell"),
     Command("from-notebook", "grader.student.from_notebook", INTERNAL,
             "write attention.py from a notebook's answer cells (Gradescope, for a notebook uploaded by mistake)"),
 )
+
+
+def run(argv, process_start):
+    """Run the command line argv (its first word names the command); its exit status."""
+    import argparse
+    import sys
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage(), end="")
+        return 0 if argv else 2
+    command = find(argv[0])
+    if command is None:
+        names = ", ".join(c.name for c in listed())
+        print(f"python -m grader: no command {argv[0]!r}; the commands are: {names}", file=sys.stderr)
+        return 2
+    module = command.load()  # only now: batch's parent needs neither pytest nor torch
+    parser = argparse.ArgumentParser(prog=f"python -m grader {command.name}", description=command.help)
+    module.add_arguments(parser)
+    args = parser.parse_args(argv[1:])
+    args.process_start = process_start
+    return module.main(args)
 
 
 def find(name):

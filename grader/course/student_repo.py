@@ -13,7 +13,7 @@ from pathlib import Path
 
 from grader.common.layout import KERNEL_FILE, ROOT, SUBMISSION_FILE
 
-STUDENT_PACKAGES = ("common", "sandbox", "cuda", "judge", "suite", "report", "student")
+STUDENT_PACKAGES = ("common", "sandbox", "cuda", "judge", "suite", "report", "student", "warm")
 STUDENT_MODULES = ("__init__.py", "__main__.py", "commands.py")
 RUNTIME_INSTRUCTOR_ONLY = {"attention_loops.cpp"}  # the plain-loops baseline of make bench: a whole solution
 # the class report (python -m grader report) reads a whole class's results: the instructor's, not in a student's copy
@@ -82,7 +82,7 @@ doctor: $(STAMP)
 
 grade: $(STAMP)
 \t@$(MAKE) -s system-deps || echo "(until then the CUDA kernel cannot be graded here; the Python exercises can)" >&2
-\t@$(PY) -m grader grade --submission $(SUBMISSION) --suite public $(if $(EX),--exercise $(EX)) $(ARGS)
+\t@$(PY) -m grader grade --warm --submission $(SUBMISSION) --suite public $(if $(EX),--exercise $(EX)) $(ARGS)
 """
 
 

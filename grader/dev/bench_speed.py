@@ -12,7 +12,10 @@ moves the seconds more than the ratios.
     an endless loop in one function the corpus's endless_loop_in_softmax, public suite: the waiting it adds over
                                     the reference (target: 10 s)
     floor                           a Python process that imports numpy and pytest and exits: no ratio, a
-                                    yardstick (the exercises whose compute is under half of it cannot meet 2x)
+                                    yardstick (what a grading by a fresh process pays before its first test)
+
+`make grade` is graded by the warm server (grader/warm) from its second run on; each exercise's row also shows,
+measured alternately in the same run, what it takes cold (GRADER_WARM=off: a fresh process per grading).
 
 The notebook's cells and nbgrader's Validate are timed by `--only notebook` (grader/dev/bench_notebook.py).
 """
@@ -44,8 +47,10 @@ def student_env(**extra):
     return env
 
 
-def timed_grade(submission, suite="public", exercise=None, extra=()):
-    """(wall seconds, the submission's own compute in seconds) of one `make -s grade`, as a student runs it."""
+def timed_grade(submission, suite="public", exercise=None, extra=(), warm=True):
+    """(wall seconds, the submission's own compute in seconds, whether the warm server graded it) of one
+    `make -s grade`, as a student runs it; warm=False: with GRADER_WARM=off, as every grading ran before the warm
+    server (grader/warm)."""
     with tempfile.TemporaryDirectory() as tmp:
         timings = Path(tmp) / "timings.json"
         args = " ".join(["--pictures none", f"--timings {timings}", *extra])
@@ -53,16 +58,31 @@ def timed_grade(submission, suite="public", exercise=None, extra=()):
         if exercise:
             cmd.append(f"EX={exercise}")
         started = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=student_env())
+        env = student_env(**({} if warm else {"GRADER_WARM": "off"}))
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
         wall = time.perf_counter() - started
         if not timings.is_file():
             raise RuntimeError(f"{' '.join(cmd)} wrote no timings:\n{proc.stdout}\n{proc.stderr}")
-        student = json.loads(timings.read_text()).get("student", 0.0)
-    return wall, student
+        measured = json.loads(timings.read_text())
+    return wall, measured.get("student", 0.0), bool(measured.get("warm"))
 
 
-def _medians(runs):
-    return statistics.median(w for w, _ in runs), statistics.median(s for _, s in runs)
+def _warm_server_up(submission, timeout=120.0):
+    """After the first `make grade`: wait until gradings are warm (the server it started listens)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if timed_grade(submission, exercise="compute_dk")[2]:
+            return
+        time.sleep(0.5)
+    raise RuntimeError(f"no warm grading server within {timeout:g} s of the first `make grade`")
+
+
+def _medians(runs, warm=True):
+    """(median wall, median student's compute) of timed_grade's runs; warm: each run was graded warm, as meant."""
+    if warm and not all(run[2] for run in runs):
+        raise RuntimeError("a `make grade` was not graded by the warm server (grader/warm); its log is beside its "
+                           "socket, in $XDG_RUNTIME_DIR or /tmp, under grader-warm-UID/")
+    return statistics.median(run[0] for run in runs), statistics.median(run[1] for run in runs)
 
 
 def load():
@@ -86,23 +106,26 @@ def speed_bench(console, repeat):
     from grader.dev import controls
     reference = ROOT / "solutions"
     python_exercises = [e for e in EXERCISES if e != KERNEL_EXERCISE]
-    timed_grade(reference, suite="all")  # warm: the machine's expected answers and the kernel's build exist
-    rows = []  # (what, wall, student, target text, met)
+    timed_grade(reference, suite="all", warm=False)  # the machine's expected answers and the kernel's build exist
+    timed_grade(reference, suite="all")  # starts the warm server (grader/warm) that `make grade`s use from now on
+    _warm_server_up(reference)
+    rows = []  # (what, wall, student, target text, met, wall with GRADER_WARM=off)
     for exercise in python_exercises:
-        runs = []
-        for i in range(repeat):
-            console.print(f"speed: make grade EX={exercise}, run {i + 1} of {repeat} ...")
+        runs, cold = [], []
+        for i in range(repeat):  # warm and cold side by side, alternating
+            console.print(f"speed: make grade EX={exercise}, run {i + 1} of {repeat}, warm and cold ...")
             runs.append(timed_grade(reference, exercise=exercise))
+            cold.append(timed_grade(reference, exercise=exercise, warm=False))
         wall, student = _medians(runs)
         rows.append((f"make grade EX={exercise}", wall, student, f"<= {EXERCISE_RATIO:g}x the student's compute",
-                     wall <= EXERCISE_RATIO * student))
+                     wall <= EXERCISE_RATIO * student, _medians(cold, warm=False)[0]))
     for suite, target in (("public", PUBLIC_S), ("all", ALL_S)):
         runs = []
         for i in range(repeat):
             console.print(f"speed: make grade SUITE={suite}, run {i + 1} of {repeat} ...")
             runs.append(timed_grade(reference, suite=suite))
         wall, student = _medians(runs)
-        rows.append((f"make grade SUITE={suite}", wall, student, f"<= {target:g} s", wall <= target))
+        rows.append((f"make grade SUITE={suite}", wall, student, f"<= {target:g} s", wall <= target, None))
         if suite == "public":
             public_wall = wall
     endless = controls.build(next(c for c in controls.corpus_controls() if c.name == "endless_loop_in_softmax"))
@@ -113,20 +136,23 @@ def speed_bench(console, repeat):
     wall, student = _medians(runs)
     waiting = wall - public_wall
     rows.append(("endless loop in row_softmax (public): waiting over the reference", waiting, None,
-                 f"<= {ENDLESS_WAIT_S:g} s", waiting <= ENDLESS_WAIT_S))
+                 f"<= {ENDLESS_WAIT_S:g} s", waiting <= ENDLESS_WAIT_S, None))
     floor = process_floor(max(repeat, 3))
     rows.append(("floor: a Python process that imports numpy and pytest, then exits", floor, None,
-                 "(yardstick)", True))
+                 "(yardstick)", True, None))
+    subprocess.run([sys.executable, "-m", "grader", "warm-server", "--stop"], cwd=ROOT, env=student_env(),
+                   capture_output=True)  # as a student's would after its idle minutes
     table = Table(title=f"grading against the student's own compute, warm, median of {repeat}; {load()}",
                   title_justify="left")
     for col in ("command (reference submission)", "wall (s)", "student's compute (s)", "ratio", "target",
-                "verdict"):
+                "verdict", "cold: GRADER_WARM=off (s)"):
         table.add_column(col, justify="left" if col.startswith(("command", "target")) else "right")
     ok = True
-    for what, wall, student, target, met in rows:
+    for what, wall, student, target, met, cold in rows:
         ok &= met
         ratio = f"{wall / student:.1f}x" if student and student >= 0.01 else ""  # none for a compute of ~0
         verdict = "" if target == "(yardstick)" else "meets" if met else "MISSES"
-        table.add_row(what, f"{wall:.2f}", "" if student is None else f"{student:.2f}", ratio, target, verdict)
+        table.add_row(what, f"{wall:.2f}", "" if student is None else f"{student:.2f}", ratio, target, verdict,
+                      "" if cold is None else f"{cold:.2f}")
     console.print(table)
     return ok

@@ -25,7 +25,7 @@ from pathlib import Path
 BWRAP = os.environ.get("GRADER_BWRAP", "bwrap")  # a self-test points it at a bwrap that refuses namespaces
 FOLDER_SIZE = 256 << 20  # bytes of the worker's writable folder (a tmpfs): a disk filler stops there
 TMP_SIZE = 64 << 20  # bytes of its private /tmp
-SANDBOX_CODE = Path(__file__).resolve().parent  # worker.py, units.py, wire.py: code of ours, nothing secret
+SANDBOX_CODE = Path(__file__).resolve().parent  # worker.py, fence.py, units.py, wire.py: code of ours, nothing secret
 NAMESPACES = ("mnt", "pid", "net", "ipc", "uts", "user")
 
 

@@ -10,19 +10,16 @@ writes can reach the comparison.
 import os
 import select
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-from grader.common import environment
 from grader.common.failures import (ForbiddenCall, ImportFailed, Missing, NotImplementedYet,
                                      StudentCodeError, TimedOut, WorkerFailed)
 from grader.common.records import add_time, timed
-from grader.sandbox import isolation, replies, wire
+from grader.sandbox import isolation, launch, replies, wire
 
-WORKER = Path(__file__).with_name("worker.py")
 MAX_REPLY_BYTES = 1 << 32  # one array of a reply; the largest graded output is 201 MB
 MAX_OUTPUT_SHOWN = 2000
 IMPORT_TIMEOUT = 20.0  # seconds to import the student's file (numpy and friends take about 0.2 s)
@@ -66,27 +63,13 @@ class Submission:
         if not self.kernel and size > MAX_SOURCE_BYTES:
             raise StudentCodeError(f"{self.path.name} is {size / 1e6:.0f} MB; the grader reads files up to "
                                    f"{MAX_SOURCE_BYTES // 1000000} MB: remove the data pasted into it")
-        self._sandbox = isolation.Sandbox([self.path], self.cpu_limit)  # a private folder: the submission's copy
+        started = None if self.kernel or self.cpu_limit is not None else launch.adopt_spare(self.path)
+        if started is None:  # no spare waiting (grader/warm): a worker of its own, with the file copied in
+            sandbox = isolation.Sandbox([self.path], self.cpu_limit)  # a private folder: the submission's copy
+            started = launch.start(sandbox, sandbox.folder / self.path.name, self.kernel, self.kernel_device)
         self.cpu_used = 0.0
-        copy = self._sandbox.folder / self.path.name
-        reply_r, reply_w = os.pipe()
-        self._capture = tempfile.TemporaryFile(prefix="student-output-")
-        argv, fds = [str(reply_w), str(copy)], [reply_w]
-        if self.kernel:  # the CPU runtime explains a crash on its own pipe before the process dies
-            self._faults, fault_w = os.pipe()
-            os.set_blocking(self._faults, False)
-            argv, fds = [str(reply_w), "--kernel", str(copy), str(fault_w)], [reply_w, fault_w]
-            if self.kernel_device == "gpu":
-                argv.append("--gpu")
-        self._proc = self._sandbox.start(WORKER, argv, environment.worker_env(), stdin=subprocess.PIPE,
-                                         stdout=self._capture, stderr=self._capture, pass_fds=fds)
-        for fd in fds:
-            os.close(fd)
-        self._replies = reply_r
-        self._requests = self._proc.stdin.fileno()
-        for fd in (self._requests, self._replies):
-            os.set_blocking(fd, False)
-            wire.grow_pipe(fd)
+        self._sandbox, self._proc, self._capture = started.sandbox, started.proc, started.capture
+        self._replies, self._requests, self._faults = started.replies, started.requests, started.faults
         if self._read_source is not None:
             read = self._read_source(self.path.read_bytes().decode("utf-8", "replace"))
             self._forbidden, self._reaches = read.forbidden, read.reaches

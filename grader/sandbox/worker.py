@@ -1,7 +1,8 @@
 """The worker: the only process that imports and runs the student's code.
 
-Started by grader.sandbox.client as `python -I -B grader/sandbox/worker.py REPLY_FD FILE` (or
-`REPLY_FD --kernel LIBRARY FAULT_FD [--gpu]` to run a built CUDA kernel), with
+Started by grader.sandbox.launch as `python -I -B grader/sandbox/worker.py REPLY_FD FILE` (or
+`REPLY_FD --source-on-stdin`, started ahead and sent its file first, or `REPLY_FD --kernel LIBRARY FAULT_FD
+[--gpu]` to run a built CUDA kernel), with
 the submission's folder as working directory, requests arriving on stdin and
 stdout/stderr going to a capture file the grader reads. It imports the student's
 file once, then answers call requests until stdin closes. Replies go to REPLY_FD,
@@ -19,7 +20,8 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import units  # noqa: E402  (needs the path above; -I leaves the script's folder off sys.path)
+import fence  # noqa: E402  (needs the path above; -I leaves the script's folder off sys.path)
+import units  # noqa: E402
 import wire  # noqa: E402
 
 sys.path.pop(0)
@@ -213,35 +215,14 @@ def run_kernel(lib, request, arrays):
             "warnings": _short(warnings), "seconds": seconds}, [O]
 
 
-def fence_in(options):
-    """Limits first (any uid may lower them), then, in the fence as root, no network and a uid of our own. Runs
-    before the student's file is even read, so nothing the student writes runs with more than this. What cannot
-    be done stops the worker: the grader reports it (and checks the result from outside too)."""
-    import resource
-    # memory is RLIMIT_DATA (the private writable memory a process holds, numpy's arrays included), not RLIMIT_AS:
-    # the CUDA runtime reserves large inaccessible guard regions around each buffer (csrc/cuda_cpu/memory.cpp),
-    # address space that costs no memory
-    limits = {"--memory": resource.RLIMIT_DATA, "--processes": resource.RLIMIT_NPROC, "--files": resource.RLIMIT_NOFILE}
-    for option, which in limits.items():
-        if option in options:
-            limit = int(options[option])
-            resource.setrlimit(which, (limit, limit))
-    if "--cpu" in options:
-        limit = int(options["--cpu"])
-        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if "--uid" in options and os.geteuid() == 0:
-        import ctypes
-        CLONE_NEWNET = 0x40000000
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.unshare(CLONE_NEWNET) != 0:  # an empty network namespace: no network at all, or no grading
-            raise SystemExit(f"worker: no network namespace: {os.strerror(ctypes.get_errno())}")
-        uid = int(options["--uid"])
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
-        if os.getuid() != uid or os.geteuid() != uid:
-            raise SystemExit(f"worker: still uid {os.geteuid()} after dropping to {uid}")
+def receive_source():
+    """A spare worker's file: its name and bytes, the first request on stdin, written into the working folder
+    (the worker's own, in its box) before anything in it runs."""
+    request, arrays = wire.read_blocking(0)
+    name = os.path.basename(str(request.get("name", "attention.py"))) or "attention.py"
+    with open(name, "wb") as f:
+        f.write(arrays[0].tobytes() if arrays else b"")
+    return os.path.abspath(name)
 
 
 OPTIONS = ("--memory", "--cpu", "--uid", "--processes", "--files")
@@ -264,8 +245,11 @@ def main():
     positional, options = parse_args(sys.argv[1:])
     reply_fd = int(positional[0])
     kernel = positional[1] == "--kernel"
-    fence_in(options)
-    filename = os.path.abspath(positional[2 if kernel else 1])
+    fence.fence_in(options)
+    if positional[1] == "--source-on-stdin":  # started ahead of its grading (launch.py): the file comes first
+        filename = receive_source()
+    else:
+        filename = os.path.abspath(positional[2 if kernel else 1])
     module, problem = (load_kernel(filename, int(positional[3]), gpu="--gpu" in positional[4:]) if kernel
                        else load_student(filename))
     sys.stdout.flush()

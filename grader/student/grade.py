@@ -1,6 +1,7 @@
 """`python -m grader grade`: run the graded suites on a submission, print the scorecard, write results.json."""
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -41,6 +42,10 @@ def add_arguments(parser):
     parser.add_argument("--stagger", metavar="K/N",
                         help="start K/N of the way through the suite (python -m grader batch sets it for the first "
                              "gradings of a class, which start together, so they compute different expected answers)")
+    parser.add_argument("--warm", action="store_true",
+                        help="grade in a warm process kept between gradings (make grade does): the first grading "
+                             "starts it in the background, later ones skip Python's and pytest's start-up "
+                             "(grader/warm; GRADER_WARM=off, or `python -m grader warm-server --stop`, turns it off)")
     parser.add_argument("--timings", metavar="FILE",
                         help="write where grading time went (imports, workers, comparisons) as JSON to FILE "
                              "(used by make bench)")
@@ -104,7 +109,8 @@ def main(args):
             records.TIMINGS, imports=started - process_start, pytest=pytest_time,
             report=time.perf_counter() - started - pytest_time, pictures=drawing_time,
             process=time.perf_counter() - process_start,
-            torch_imported=float("torch" in sys.modules))) + "\n")  # 0 when every answer came from the cache
+            torch_imported=float("torch" in sys.modules),  # 0 when every answer came from the cache
+            warm=float(os.environ.get("GRADER_WARM_GRADING") == "1"))) + "\n")  # 1: graded by the warm server
     return 2 if run.problems else 0
 
 

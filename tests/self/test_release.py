@@ -136,7 +136,7 @@ def test_student_repository_grades_the_public_suite(released):
     images = re.findall(r"!\[[^]]*\]\(([^)]+)\)", readme)
     assert images and all((student / image).is_file() for image in images)
     # the student's Makefile names the same command
-    assert "-m grader grade --submission $(SUBMISSION) --suite public" in (student / "Makefile").read_text()
+    assert "-m grader grade --warm --submission $(SUBMISSION) --suite public" in (student / "Makefile").read_text()
 
 
 def test_student_repository_with_the_reference_dropped_in_grades_it_whole(released, tmp_path):
@@ -163,7 +163,8 @@ def test_student_repository_with_the_reference_dropped_in_grades_it_whole(releas
 
     listed = subprocess.run([sys.executable, "-m", "grader", "--help"], cwd=student, capture_output=True, text=True)
     names = [line.split()[0] for line in listed.stdout.splitlines() if line.startswith("  ")]
-    assert names == ["grade", "doctor", "classroom"], listed.stdout  # the instructor's and maintainer's tools stay behind
+    # the instructor's and maintainer's tools stay behind
+    assert names == ["grade", "doctor", "warm-server", "classroom"], listed.stdout
     for name in names:
         proc = subprocess.run([sys.executable, "-m", "grader", name, "--help"], cwd=student, capture_output=True,
                               text=True, timeout=120)
