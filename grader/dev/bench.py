@@ -51,7 +51,7 @@ def add_arguments(parser):
 
 
 def main(args):
-    console = Console(highlight=False)
+    console = Console(highlight=False, width=None if Console().is_terminal else 170)  # a log keeps the tables whole
     subprocess.run(["make", "-s", "venv"], cwd=ROOT, check=True)  # warm: the venv exists before timing
     results = [PARTS[part](console, args.repeat) for part in PARTS if part in (args.only or PARTS)]
     return 0 if all(results) else 1

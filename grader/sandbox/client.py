@@ -45,7 +45,7 @@ class Submission:
         self.timeout = timeout
         self._call_timeout = timeout  # the limit of the call in flight (call() sets it)
         self._call_why = None  # where that limit comes from, in words, when it is not the default
-        self._proc = self._capture = self._import_problem = self._sandbox = None
+        self._proc = self._capture = self._import_problem = self._sandbox = self._arena = None
         self._requests = self._replies = self._faults = None  # pipe fds while a worker runs (kernels: crash reports)
         self._diagnostics = []  # what the runtime's last crash report named (replies.kernel_diagnostics)
         self._timed_out = {}  # function -> why: a function that timed out once is not run again
@@ -70,6 +70,7 @@ class Submission:
         self.cpu_used = 0.0
         self._sandbox, self._proc, self._capture = started.sandbox, started.proc, started.capture
         self._replies, self._requests, self._faults = started.replies, started.requests, started.faults
+        self._arena = started.arena
         if self._read_source is not None:
             read = self._read_source(self.path.read_bytes().decode("utf-8", "replace"))
             self._forbidden, self._reaches = read.forbidden, read.reaches
@@ -112,6 +113,9 @@ class Submission:
             if self._faults is not None:
                 os.close(self._faults)
                 self._faults = None
+            if self._arena is not None:
+                self._arena.close()
+                self._arena = None
         if self._capture is not None:
             self._capture.close()
             self._capture = None
@@ -209,7 +213,7 @@ class Submission:
         deadline = time.monotonic() + self._call_timeout
         self._output_mark = self._capture.tell()
         request = wire.encode({"op": "call", "func": func, "args": spec, "return_args": return_args,
-                               "options": options or {}}, arrays)
+                               "options": options or {}}, arrays, self._arena)
         try:
             with timed("worker"):
                 wire.write_deadline(self._requests, request, deadline)
@@ -222,7 +226,7 @@ class Submission:
     def _receive(self, doing, deadline, limit=None, func=None):
         """The worker's next reply; doing: what it was doing, in words; func: the function it was running."""
         try:
-            return wire.read_deadline(self._replies, deadline, MAX_REPLY_BYTES)
+            return wire.read_deadline(self._replies, deadline, MAX_REPLY_BYTES, self._arena)
         except wire.WireTimeout:
             limit = limit or self._call_timeout
             if func is not None and not self.kernel:  # a kernel's judge decides: a smaller run may still finish

@@ -21,6 +21,10 @@ from grader.sandbox import isolation, wire
 WORKER = Path(__file__).with_name("worker.py")
 SOURCE_ON_STDIN = "--source-on-stdin"
 SEND_SOURCE_WITHIN = 10.0  # seconds: the waiting worker reads its file at once
+# the arena's size (wire.Arena): half for requests, half for replies, each larger than any graded array (201 MB);
+# memory is used only where arrays are written. Not where memory is the limit (GRADER_HEAP=lean: Gradescope), as
+# the pipe holds none: there, arrays travel in the frames.
+ARENA_BYTES = 2 << 30
 
 
 @dataclass
@@ -31,6 +35,16 @@ class Started:
     replies: int  # fd of the reply pipe (non-blocking)
     requests: int  # fd of the worker's stdin (non-blocking)
     faults: int = None  # kernels: fd of the CPU runtime's crash reports
+    arena: wire.Arena = None  # where large arrays travel (wire.py), or None: in the frames
+
+
+def _arena():
+    if environment.heap_mode() != "fast" or not hasattr(os, "memfd_create"):
+        return None
+    try:
+        return wire.Arena.create(ARENA_BYTES)
+    except OSError:
+        return None
 
 
 def start(sandbox, copy=None, kernel=False, device="cpu"):
@@ -45,15 +59,18 @@ def start(sandbox, copy=None, kernel=False, device="cpu"):
         argv, fds = [str(reply_w), "--kernel", str(copy), str(fault_w)], [reply_w, fault_w]
         if device == "gpu":
             argv.append("--gpu")
+    arena = _arena()
+    if arena is not None:
+        argv += ["--arena", str(arena.fd)]
     proc = sandbox.start(WORKER, argv, environment.worker_env(), stdin=subprocess.PIPE, stdout=capture,
-                         stderr=capture, pass_fds=fds)
+                         stderr=capture, pass_fds=fds + ([arena.fd] if arena is not None else []))
     for fd in fds:
         os.close(fd)
     requests = proc.stdin.fileno()
     for fd in (requests, reply_r):
         os.set_blocking(fd, False)
         wire.grow_pipe(fd)
-    return Started(sandbox, proc, capture, reply_r, requests, faults)
+    return Started(sandbox, proc, capture, reply_r, requests, faults, arena)
 
 
 _spares = []
@@ -72,7 +89,8 @@ def adopt_spare(path):
     started = _spares.pop()
     source = np.frombuffer(Path(path).read_bytes(), dtype=np.uint8)
     try:
-        wire.write_deadline(started.requests, wire.encode({"op": "source", "name": Path(path).name}, [source]),
+        wire.write_deadline(started.requests, wire.encode({"op": "source", "name": Path(path).name}, [source],
+                                                          started.arena),
                             time.monotonic() + SEND_SOURCE_WITHIN)
     except (wire.WireTimeout, wire.WireClosed):
         discard(started)
@@ -92,4 +110,6 @@ def discard(started=None):
         for fd in (each.replies, each.faults):
             if fd is not None:
                 os.close(fd)
+        if each.arena is not None:
+            each.arena.close()
         each.proc.stdin.close()

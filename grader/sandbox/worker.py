@@ -215,17 +215,17 @@ def run_kernel(lib, request, arrays):
             "warnings": _short(warnings), "seconds": seconds}, [O]
 
 
-def receive_source():
+def receive_source(arena):
     """A spare worker's file: its name and bytes, the first request on stdin, written into the working folder
     (the worker's own, in its box) before anything in it runs."""
-    request, arrays = wire.read_blocking(0)
+    request, arrays = wire.read_blocking(0, arena)
     name = os.path.basename(str(request.get("name", "attention.py"))) or "attention.py"
     with open(name, "wb") as f:
         f.write(arrays[0].tobytes() if arrays else b"")
     return os.path.abspath(name)
 
 
-OPTIONS = ("--memory", "--cpu", "--uid", "--processes", "--files")
+OPTIONS = ("--memory", "--cpu", "--uid", "--processes", "--files", "--arena")
 
 
 def parse_args(argv):
@@ -246,8 +246,9 @@ def main():
     reply_fd = int(positional[0])
     kernel = positional[1] == "--kernel"
     fence.fence_in(options)
+    arena = wire.Arena(int(options["--arena"])) if "--arena" in options else None  # large arrays: launch.py
     if positional[1] == "--source-on-stdin":  # started ahead of its grading (launch.py): the file comes first
-        filename = receive_source()
+        filename = receive_source(arena)
     else:
         filename = os.path.abspath(positional[2 if kernel else 1])
     module, problem = (load_kernel(filename, int(positional[3]), gpu="--gpu" in positional[4:]) if kernel
@@ -257,7 +258,7 @@ def main():
     wire.write_blocking(reply_fd, wire.encode(problem or {"status": "ready"}))
     while True:
         try:
-            request, arrays = wire.read_blocking(0)
+            request, arrays = wire.read_blocking(0, arena)
         except wire.WireClosed:
             return
         if problem is not None:
@@ -272,7 +273,7 @@ def main():
         usage = resource.getrusage(resource.RUSAGE_SELF)  # what counts against RLIMIT_CPU: the grader keeps the rest
         header = dict(header, cpu_seconds=usage.ru_utime + usage.ru_stime)
         try:
-            chunks = wire.encode(header, out)
+            chunks = wire.encode(header, out, arena, wire.REPLIES)
         except (TypeError, ValueError) as exc:  # e.g. a result no JSON can hold
             chunks = wire.encode({"status": "ok", "kind": "other", "type": "unencodable", "repr": _short(exc)})
         wire.write_blocking(reply_fd, chunks)

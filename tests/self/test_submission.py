@@ -193,6 +193,52 @@ def test_inputs_come_back_as_the_student_left_them(make_submission):
         assert after[0] == 99.0 and x[0] == 0.0  # the grader's own copy is never touched
 
 
+def test_large_arrays_travel_through_the_arena_and_what_the_grader_holds_is_its_own(make_submission):
+    """Arrays of a megabyte or more travel through shared memory (wire.Arena). The student's code can find it and
+    keep writing into it after answering; the answer the grader holds does not change."""
+    with submission(make_submission, """
+        import mmap, os, threading, time
+
+        def _scribble():
+            fd = next(int(n) for n in os.listdir("/proc/self/fd")
+                      if "grader-arena" in os.readlink(f"/proc/self/fd/{n}"))
+            arena = mmap.mmap(fd, os.fstat(fd).st_size)
+            half = len(arena) // 2
+            while True:  # the replies' half: where the answer was written
+                arena[half:half + (8 << 20)] = bytes([255]) * (8 << 20)
+                time.sleep(0.01)
+
+        def double(x):
+            threading.Thread(target=_scribble, daemon=True).start()
+            time.sleep(0.05)
+            return x * 2
+    """) as sub:
+        x = np.arange(1 << 20, dtype=np.float32)  # 4 MB
+        got = sub.call("double", x)
+        assert sub._arena is not None, "no arena: large arrays went through the pipe"
+        kept = got.copy()
+        time.sleep(0.3)
+        assert np.array_equal(got, kept) and not np.shares_memory(got, sub._arena._bytes)
+        half = sub._arena.half
+        assert bytes(sub._arena._bytes[half:half + 16]) == bytes([255]) * 16  # the scribbler did run
+
+
+def test_an_array_outside_the_arenas_half_is_refused():
+    from grader.sandbox import wire
+    import os
+    arena = wire.Arena.create(8 << 20)
+    try:
+        frame = wire.encode({"status": "ok"}, [np.ones(1 << 20, np.float32)], arena, wire.REQUESTS)
+        read, write = os.pipe()
+        wire.write_blocking(write, frame)
+        with pytest.raises(wire.WireError, match="outside the arena's half 1"):  # a reply in the requests' half
+            wire.read_deadline(read, time.monotonic() + 5, 1 << 30, arena)
+        os.close(read)
+        os.close(write)
+    finally:
+        arena.close()
+
+
 def test_python_ints_pass_through(make_submission):
     with submission(make_submission, "def f(a, b):\n    return a // b\ndef g(a, b):\n    return a / b\n") as sub:
         got = sub.call("f", 768, 12)
