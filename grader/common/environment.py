@@ -12,6 +12,7 @@ with them; workers and batch gradings inherit them).
 
 import os
 
+TOKEN_VAR = "GRADER_WORKER_TOKEN"  # every process a worker starts carries its sandbox's token (sandbox/isolation.py)
 HEAP_SETTINGS = {"MALLOC_MMAP_THRESHOLD_": str(1 << 32), "MALLOC_TRIM_THRESHOLD_": str(1 << 34),
                  "THP_MEM_ALLOC_ENABLE": "1"}
 # GRADER_HEAP=lean, for machines where memory is the limit (Gradescope's containers: run_autograder sets it):

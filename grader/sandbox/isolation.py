@@ -23,6 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from grader.common import environment
 from grader.common.layout import ROOT
 from grader.sandbox import uids
 
@@ -30,7 +31,7 @@ MEMORY_LIMIT = 4 << 30  # bytes of memory per worker (RLIMIT_DATA): the ANDREA-1
 CPU_LIMIT = 900  # CPU seconds per worker (one worker grades every test of one submission)
 PROCESS_LIMIT = 64  # processes per worker, where they are counted for it alone (its own uid or user namespace)
 FILE_LIMIT = 256  # open files per worker process
-TOKEN_VAR = "GRADER_WORKER_TOKEN"
+TOKEN_VAR = environment.TOKEN_VAR
 ANSWERS = ("solutions", "tests/hidden")  # what a worker must not read when the grader can enforce it
 # GRADER_ISOLATION: "on" (the default: a bubblewrap box where this machine allows it, else the fence); for
 # `make bench` only, "fence" (the fence even where a box is possible) and "off" (the same long-lived worker

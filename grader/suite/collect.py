@@ -7,7 +7,8 @@ import pytest
 from grader.common.layout import EXERCISES
 from grader.common.failures import Kind
 from grader.sandbox import isolation
-from grader.suite.plugin import ROOT, graded_info, stagger, submission_of, suite_of, test_key
+from grader.suite import stagger
+from grader.suite.plugin import ROOT, graded_info, submission_of, suite_of, test_key
 
 
 @dataclass
@@ -73,7 +74,7 @@ class Collector:
             r.picture_kind = kind.args[0] if kind is not None and kind.args else None
             self._by_id[item.nodeid] = r
             self.run.results.append(r)
-        stagger(config, items)  # after the results are listed: they keep the lesson's order
+        stagger.apply(config, items)  # after the results are listed: they keep the lesson's order
         self._total = len(items)
         self._done = 0
 

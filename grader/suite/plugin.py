@@ -20,7 +20,6 @@ from grader.common.failures import BuildFailed, Missing, NotGradable, StudentCod
 from grader.judge import forbidden, inputs, memo, shared_expected
 from grader.sandbox import isolation
 from grader.sandbox.client import Submission
-from grader.suite import stagger as staggering
 from grader.common.layout import KERNEL_FILE, PUBLIC_SEED, ROOT
 
 DEFAULT_TIMEOUT = 60.0  # seconds per call: generous for a NumPy loop over 12 x 1024 rows
@@ -87,6 +86,16 @@ def submission_of(item, config):
     return callspec.params.get("student", only) if callspec else only
 
 
+def pytest_ignore_collect(collection_path, config):
+    """--exercise: a test file whose exercise markers, written out, name none of the exercises asked for is not
+    even collected (0.1 s of a one-exercise grading); a file that names its exercises otherwise is collected."""
+    option = config.getoption("--exercise")
+    if not option or collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
+        return None
+    named = set(re.findall(r"""mark\.exercise\(\s*["'](\w+)["']""", collection_path.read_text()))
+    return True if named and not named & set(option.split(",")) else None
+
+
 def pytest_collection_modifyitems(config, items):
     """--exercise NAME[,NAME...] and --pairs FILE: deselect every other test at collection, so nothing else runs
     (nor builds)."""
@@ -105,18 +114,6 @@ def pytest_collection_modifyitems(config, items):
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = [item for item in items if kept(item)]
-
-
-def stagger(config, items):
-    """--stagger K/N: start K/N of the way through (grader/suite/stagger.py says why)."""
-    option = config.getoption("--stagger")
-    if not option:
-        return
-    try:
-        place = staggering.parse(option)
-    except ValueError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    items[:] = staggering.rotated(items, place)
 
 
 def suite_of(nodeid):

@@ -40,3 +40,16 @@ def rotated(items, place):
         return list(items)
     start = len(items) * place[0] // place[1]
     return list(items[start:]) + list(items[:start])
+
+
+def apply(config, items):
+    """The pytest plugin's --stagger K/N: start K/N of the way through."""
+    option = config.getoption("--stagger")
+    if not option:
+        return
+    try:
+        place = parse(option)
+    except ValueError as exc:
+        import pytest
+        raise pytest.UsageError(str(exc)) from None
+    items[:] = rotated(items, place)

@@ -7,11 +7,9 @@ import json
 import os
 import signal
 import socket
-import subprocess
 import sys
 
 from grader.common import environment
-from grader.sandbox.isolation import TOKEN_VAR
 from grader.warm import address
 
 FLAG = "--warm"
@@ -21,7 +19,7 @@ CONNECT_TIMEOUT = 2.0  # seconds: a live server accepts at once
 def wanted(argv):
     """Whether this command line asks for a warm grading and this machine and environment allow one."""
     return (argv[:1] == ["grade"] and FLAG in argv and not address.switched_off()
-            and TOKEN_VAR not in os.environ  # never from inside a grading's worker
+            and environment.TOKEN_VAR not in os.environ  # never from inside a grading's worker
             and hasattr(socket, "send_fds") and hasattr(os, "fork"))
 
 
@@ -93,6 +91,7 @@ def _wait(replies):
 
 def start_server():
     """Start a warm server in the background for the next `grade --warm` (it exits after some idle minutes)."""
+    import subprocess
     place = address.folder()
     if place is None:
         return

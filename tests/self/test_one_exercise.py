@@ -79,8 +79,23 @@ class _Config:
         return self.value
 
 
+def test_one_exercise_collects_only_the_files_that_may_hold_its_tests(tmp_path):
+    from grader.suite.plugin import pytest_ignore_collect
+
+    class Asked:
+        def getoption(self, name):
+            return "row_softmax,weighted_sum"
+    files = {"test_other.py": 'pytestmark = [pytest.mark.exercise("scale_scores"), pytest.mark.points(1)]',
+             "test_mine.py": "pytestmark = [pytest.mark.exercise('weighted_sum')]",
+             "test_by_name.py": "def graded(exercise):\n    return pytest.mark.exercise(exercise)"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    skipped = {name for name in files if pytest_ignore_collect(tmp_path / name, Asked())}
+    assert skipped == {"test_other.py"}  # a file naming its exercises otherwise is collected, to be safe
+
+
 def test_stagger_starts_part_way_through_the_suite():
-    from grader.suite.plugin import stagger
+    from grader.suite.stagger import apply as stagger
     items = list(range(10))
     stagger(_Config("1/2"), items)
     assert items == [5, 6, 7, 8, 9, 0, 1, 2, 3, 4]
