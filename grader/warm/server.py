@@ -105,7 +105,7 @@ def _warm_up():
     from grader.sandbox import bubblewrap
     from grader.suite import collect
     from grader.common.layout import ROOT, SUITE_PATHS
-    suites = [ROOT / path for path in SUITE_PATHS.values() if (ROOT / path).is_dir()]
+    suites = [ROOT / path for path in SUITE_PATHS.values() if os.access(ROOT / path, os.R_OK | os.X_OK)]
     collect.run_pytest(suites, [ROOT / "exercises"], 60.0, extra_args=["--collect-only"])
     bubblewrap.probe()  # whether this machine can build boxes (cached per process)
 

@@ -163,7 +163,8 @@ NOBODY = 65534
 def test_the_whole_corpus_as_an_unprivileged_user(graded):
     """A student's laptop: the grader runs as an ordinary user (nobody here), and bwrap builds each box in a user
     namespace of that user's own. The corpus's submissions (built by the run as root: nobody may not read
-    solutions/) are graded one by one, and every attack gets its score again and reaches nothing."""
+    solutions/) are graded one by one as `make grade` grades them, by the warm server (grader/warm) from the second
+    on, and every attack gets its score again and reaches nothing."""
     home = Path(tempfile.mkdtemp(prefix="as-a-student-"))  # pytest's tmp_path is root's alone (0700 above it)
     try:
         for name in CORPUS:
@@ -172,22 +173,28 @@ def test_the_whole_corpus_as_an_unprivileged_user(graded):
         subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(home)], check=True)
         _machine_clean()
         listener = Listener()
-        env = dict(os.environ, HOME=str(home), GRADER_CACHE_DIR=str(home / "cache"))
-        found = {}
+        env = {k: v for k, v in os.environ.items() if k not in ("GRADER_WARM", "XDG_RUNTIME_DIR")}
+        env.update(HOME=str(home), GRADER_CACHE_DIR=str(home / "cache"))
+        as_nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                     str(ROOT / ".venv" / "bin" / "python"), "-m", "grader"]
+        found, warm = {}, []
         try:
             for control in corpus_controls():
                 out = home / "results" / f"{control.name}.json"
-                done = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-                                       str(ROOT / ".venv" / "bin" / "python"), "-m", "grader", "grade",
-                                       "--submission", str(home / "class" / control.name), "--suite", "public",
-                                       "--timeout", f"{CORPUS_TIMEOUT:g}", "--pictures", "none", "--results", str(out)],
+                timings = home / "results" / f"{control.name}.timings.json"
+                done = subprocess.run([*as_nobody, "grade", "--warm", "--submission", str(home / "class" / control.name),
+                                       "--suite", "public", "--timeout", f"{CORPUS_TIMEOUT:g}", "--pictures", "none",
+                                       "--results", str(out), "--timings", str(timings)],
                                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
                 assert out.exists(), done.stdout + done.stderr
                 results = json.loads(out.read_text())
                 assert results["extra_data"]["isolation"].startswith("full"), results["extra_data"]
                 found[control.name] = verdict(control, results)
+                warm.append(json.loads(timings.read_text())["warm"])
         finally:
+            subprocess.run([*as_nobody, "warm-server", "--stop"], cwd=ROOT, env=env, capture_output=True)
             listener.close()
+        assert sum(warm) >= len(warm) - 3, f"the warm server graded {sum(warm):g} of {len(warm)}"
         assert {name: problems for name, problems in found.items() if problems} == {}
         assert listener.received == [] and not os.path.exists(FORGED)
         assert [n for n in os.listdir("/tmp") if n.startswith(FILLER)] == []
