@@ -159,7 +159,11 @@ def _serve(listener, key, idle):
     standby, running = None, set()
     try:
         while True:
-            running -= _reaped()
+            reaped = _reaped()
+            running -= reaped
+            if standby is not None and standby.pid in reaped:  # it ended while waiting: another takes its place
+                standby.stop()
+                standby = None
             if standby is None and not running:  # started between gradings, not beside one: 2 cores here
                 standby = _Standby(listener)
             ready, _, _ = select.select([listener], [], [], 0.2 if running else CHECK_EVERY)
@@ -182,10 +186,11 @@ def _serve(listener, key, idle):
                     if request.get("key") != key:  # the checkout changed: the client grades cold, starts a new one
                         conn.sendall(b'{"stale": true}\n')
                         return
-                    if standby is not None and standby.hand_over(conn, fds, request):
-                        running.add(standby.pid)
-                        standby = None
-                        continue
+                    if standby is not None:  # handed over or gone: either way the next one is a new one
+                        handed, pid, standby = standby.hand_over(conn, fds, request), standby.pid, None
+                        if handed:
+                            running.add(pid)
+                            continue
                     pid = os.fork()
                     if pid == 0:
                         listener.close()
@@ -236,8 +241,10 @@ _CLOSE_IN_CHILDREN = []
 
 
 def _reset_signals():
-    """In a fork: what the server holds that a grading must not."""
+    """In a fork: what the server holds that a grading must not. Ctrl-C, which the client passes on, interrupts the
+    grading even where the server was started with SIGINT ignored (as a shell's background jobs are)."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     for fd in _CLOSE_IN_CHILDREN:
         os.close(fd)
 

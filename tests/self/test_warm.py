@@ -96,7 +96,8 @@ def test_ctrl_c_reaches_the_warm_grading_and_stop_and_off_end_the_server(warm_en
         "def row_softmax(scores):\n", "def row_softmax(scores):\n    while True:\n        pass\n", 1))
     proc = subprocess.Popen([sys.executable, "-m", "grader", "grade", "--warm", "--submission", str(looping),
                              "--exercise", "row_softmax", "--pictures", "none"], cwd=ROOT, env=warm_env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as in a terminal
     time.sleep(2.0)  # the call is running: its time limit (5 s at least) is far off
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=30)
