@@ -158,6 +158,8 @@ class Sandbox:
         self.mode = mode()
         self.files = [self.folder / Path(f).name for f in files]
         self.uid, self._uid_lock = uids.claim() if self.mode != "off" and _drop() else (None, None)
+        if self.uid is not None:
+            uids.remove_left_behind(self.uid, self.folder.parent)  # before our own folder is given to the uid
         if is_root() and self.mode == "bwrap" and self.uid is None:
             _reduce(DROP_PROBLEM.format(sys.base_prefix))
         for f in files:

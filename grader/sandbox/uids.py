@@ -38,6 +38,24 @@ def claim():
     raise RuntimeError(f"all {UID_COUNT} worker uids are in use")
 
 
+def remove_left_behind(uid, top):
+    """Remove the folders (grader-worker-* in top) of earlier workers that ran as uid: a grading killed with SIGKILL
+    cannot remove its worker's folder, and uids come round again, so a later worker of the same uid in the fence
+    would find another student's submission there. Call it holding uid's lock: no live worker has it."""
+    import shutil
+    try:
+        entries = list(os.scandir(top))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if (entry.name.startswith("grader-worker-") and entry.is_dir(follow_symlinks=False)
+                    and entry.stat(follow_symlinks=False).st_uid == uid):
+                shutil.rmtree(entry.path, ignore_errors=True)
+        except OSError:
+            continue
+
+
 def release(fd):
     if fd is not None:
         os.close(fd)

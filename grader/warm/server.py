@@ -26,7 +26,6 @@ CHECK_EVERY = 5.0  # seconds between looks at the checkout's code
 MAX_REQUEST = 1 << 20
 
 
-
 def add_arguments(parser):
     parser.add_argument("--idle", type=float, default=IDLE,
                         help="exit after this many seconds without a grading (default: %(default)s)")

@@ -112,6 +112,17 @@ exit 1
 """
 
 
+@pytest.mark.skipif(not isolation.is_root(), reason="worker uids are given out as root only")
+def test_a_worker_folder_left_by_a_killed_grading_is_removed_when_its_uid_comes_round(tmp_path):
+    mine, other = uids.UID_BASE + 7, uids.UID_BASE + 8
+    for name, uid in (("grader-worker-left", mine), ("grader-worker-live", other), ("not-a-worker", mine)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "attention.py").write_text("def row_softmax(x): ...\n")
+        os.chown(tmp_path / name, uid, uid)
+    uids.remove_left_behind(mine, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["grader-worker-live", "not-a-worker"]
+
+
 def test_where_namespaces_are_refused_grading_says_reduced_or_refuses(tmp_path):
     """Docker's default seccomp profile, simulated by a bwrap that fails as it fails there."""
     where = Path(tempfile.mkdtemp(prefix="refusing-bwrap-"))  # as root bwrap runs as a worker's uid: not in
