@@ -62,31 +62,35 @@ def socket_path(env=None):
 
 
 def _wait(replies):
-    """Follow the server's replies: {"pid": N} once grading starts, then {"exit": status}."""
-    pid = None
-    interrupted = 0
+    """Follow the server's replies: {"pid": N} once grading starts, then {"exit": status}. Ctrl-C goes on to the
+    grading, as soon as it has started if it has not yet (the first interrupts it, another kills it): a grading
+    never goes on in the background after its terminal was given back."""
+    pid, interrupted, passed_on = None, 0, 0
     while True:
+        while pid is not None and passed_on < interrupted:
+            passed_on += 1
+            try:
+                os.kill(pid, signal.SIGINT if passed_on == 1 else signal.SIGKILL)
+            except OSError:
+                pass
         try:
             line = replies.readline()
-        except KeyboardInterrupt:  # the terminal's Ctrl-C reached us, not the grading: pass it on
+        except KeyboardInterrupt:  # the terminal's Ctrl-C reached us, not the grading
             interrupted += 1
-            if pid is not None:
-                os.kill(pid, signal.SIGINT if interrupted == 1 else signal.SIGKILL)
-                continue
-            return 130
-        if not line:
-            if pid is None:
-                return None  # it refused before starting: grade cold
-            print("grader: the warm grading process ended without a result; run `make grade` again "
-                  "(GRADER_WARM=off grades without it)", file=sys.stderr)
-            return 1
-        reply = json.loads(line)
+            continue
+        reply = json.loads(line) if line else {}
         if "pid" in reply:
             pid = reply["pid"]
         elif "exit" in reply:
             return reply["exit"]
-        elif reply.get("stale"):
-            return None
+        elif interrupted:
+            return 130  # ended or refused before it started: not graded cold after a Ctrl-C
+        elif not line and pid is not None:
+            print("grader: the warm grading process ended without a result; run `make grade` again "
+                  "(GRADER_WARM=off grades without it)", file=sys.stderr)
+            return 1
+        elif not line or reply.get("stale"):
+            return None  # refused before starting: grade cold
 
 
 def start_server():
