@@ -45,7 +45,7 @@ class Submission:
         self.timeout = timeout
         self._call_timeout = timeout  # the limit of the call in flight (call() sets it)
         self._call_why = None  # where that limit comes from, in words, when it is not the default
-        self._proc = self._capture = self._import_problem = self._sandbox = self._arena = None
+        self._proc = self._capture = self._import_problem = self._sandbox = self._arena = self._started = None
         self._requests = self._replies = self._faults = None  # pipe fds while a worker runs (kernels: crash reports)
         self._diagnostics = []  # what the runtime's last crash report named (replies.kernel_diagnostics)
         self._timed_out = {}  # function -> why: a function that timed out once is not run again
@@ -68,6 +68,7 @@ class Submission:
             sandbox = isolation.Sandbox([self.path], self.cpu_limit)  # a private folder: the submission's copy
             started = launch.start(sandbox, sandbox.folder / self.path.name, self.kernel, self.kernel_device)
         self.cpu_used = 0.0
+        self._started = started
         self._sandbox, self._proc, self._capture = started.sandbox, started.proc, started.capture
         self._replies, self._requests, self._faults = started.replies, started.requests, started.faults
         self._arena = started.arena
@@ -98,27 +99,10 @@ class Submission:
 
     def close(self):
         """Stop the worker and everything it started (its whole process group)."""
-        proc, self._proc = self._proc, None
-        if proc is not None:
-            self._sandbox.kill_everything(proc.pid)  # its group, its descendants, anything with its token
-            proc.wait()
-            self._sandbox.remove()
-            for stream in (proc.stdin,):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-            os.close(self._replies)
-            self._replies = None
-            if self._faults is not None:
-                os.close(self._faults)
-                self._faults = None
-            if self._arena is not None:
-                self._arena.close()
-                self._arena = None
-        if self._capture is not None:
-            self._capture.close()
-            self._capture = None
+        started, self._started = self._started, None
+        self._proc = self._replies = self._requests = self._faults = self._arena = self._capture = None
+        if started is not None:
+            started.stop()
 
     def __enter__(self):
         return self

@@ -37,6 +37,22 @@ class Started:
     faults: int = None  # kernels: fd of the CPU runtime's crash reports
     arena: wire.Arena = None  # where large arrays travel (wire.py), or None: in the frames
 
+    def stop(self):
+        """Stop the worker and everything it started (its whole process group); remove its sandbox."""
+        self.sandbox.kill_everything(self.proc.pid)  # its group, its descendants, anything with its token
+        self.proc.wait()
+        self.sandbox.remove()
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        for fd in (self.replies, self.faults):
+            if fd is not None:
+                os.close(fd)
+        if self.arena is not None:
+            self.arena.close()
+        self.capture.close()
+
 
 def _arena():
     if environment.heap_mode() != "fast" or not hasattr(os, "memfd_create"):
@@ -93,23 +109,12 @@ def adopt_spare(path):
                                                           started.arena),
                             time.monotonic() + SEND_SOURCE_WITHIN)
     except (wire.WireTimeout, wire.WireClosed):
-        discard(started)
+        started.stop()
         return None
     return started
 
 
-def discard(started=None):
-    """Stop a started worker (by default every spare) and remove its sandbox."""
-    for each in [started] if started is not None else list(_spares):
-        if each in _spares:
-            _spares.remove(each)
-        each.sandbox.kill_everything(each.proc.pid)
-        each.proc.wait()
-        each.sandbox.remove()
-        each.capture.close()
-        for fd in (each.replies, each.faults):
-            if fd is not None:
-                os.close(fd)
-        if each.arena is not None:
-            each.arena.close()
-        each.proc.stdin.close()
+def discard():
+    """Stop every spare (the standby's, when no grading came for it)."""
+    while _spares:
+        _spares.pop().stop()
