@@ -26,8 +26,16 @@ IMPORT_TIMEOUT = 20.0  # seconds to import the student's file (numpy and friends
 MAX_SOURCE_BYTES = 2_000_000  # a student's attention.py: generous for code, not for pasted data
 
 
+def _part(name):
+    """A part of the running worker (launch.Started: its process, sandbox, pipe fds, output file, arena), or None."""
+    return property(lambda self: getattr(self._started, name, None))
+
+
 class Submission:
     """One student file and the worker that runs it; the worker is started on first use and after any failure."""
+
+    _proc, _sandbox, _capture, _arena = _part("proc"), _part("sandbox"), _part("capture"), _part("arena")
+    _requests, _replies, _faults = _part("requests"), _part("replies"), _part("faults")  # kernels: crash reports
 
     def __init__(self, folder, filename="attention.py", timeout=60.0, kernel_library=None, kernel_device="cpu",
                  read_source=None):
@@ -45,8 +53,8 @@ class Submission:
         self.timeout = timeout
         self._call_timeout = timeout  # the limit of the call in flight (call() sets it)
         self._call_why = None  # where that limit comes from, in words, when it is not the default
-        self._proc = self._capture = self._import_problem = self._sandbox = self._arena = self._started = None
-        self._requests = self._replies = self._faults = None  # pipe fds while a worker runs (kernels: crash reports)
+        self._import_problem = None
+        self._started = None  # the running worker (launch.Started), None between workers
         self._diagnostics = []  # what the runtime's last crash report named (replies.kernel_diagnostics)
         self._timed_out = {}  # function -> why: a function that timed out once is not run again
         self._read_source, self._forbidden, self._reaches = read_source, {}, {}  # what the judge read in the file
@@ -69,9 +77,6 @@ class Submission:
             started = launch.start(sandbox, sandbox.folder / self.path.name, self.kernel, self.kernel_device)
         self.cpu_used = 0.0
         self._started = started
-        self._sandbox, self._proc, self._capture = started.sandbox, started.proc, started.capture
-        self._replies, self._requests, self._faults = started.replies, started.requests, started.faults
-        self._arena = started.arena
         if self._read_source is not None:
             read = self._read_source(self.path.read_bytes().decode("utf-8", "replace"))
             self._forbidden, self._reaches = read.forbidden, read.reaches
@@ -100,7 +105,6 @@ class Submission:
     def close(self):
         """Stop the worker and everything it started (its whole process group)."""
         started, self._started = self._started, None
-        self._proc = self._replies = self._requests = self._faults = self._arena = self._capture = None
         if started is not None:
             started.stop()
 
