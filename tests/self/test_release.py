@@ -152,6 +152,10 @@ def test_student_repository_with_the_reference_dropped_in_grades_it_whole(releas
     # this machine's caches (built runtime, expected answers), as a student's second `make grade` finds its own:
     # the copy's grader and reference are this repository's, so they are the same version
     env = dict(os.environ, GRADER_CACHE_DIR=str(CACHE_ROOT))
+    # the student's make is a make of its own, not a sub-make of ours: `make test ARGS=...` puts ARGS in our
+    # environment and MAKEFLAGS, and neither may reach it
+    for inherited in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "ARGS", "EX", "SUITE", "SUBMISSION"):
+        env.pop(inherited, None)
     grade = subprocess.run(["make", "-s", "grade", f"VENV={venv}"], cwd=student, capture_output=True, text=True,
                            timeout=900, env=env)
     assert grade.returncode == 0, grade.stdout + grade.stderr
