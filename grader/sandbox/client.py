@@ -18,7 +18,7 @@ import numpy as np
 from grader.common.failures import (ForbiddenCall, ImportFailed, Missing, NotImplementedYet,
                                      StudentCodeError, TimedOut, WorkerFailed)
 from grader.common.records import add_time, timed
-from grader.sandbox import isolation, launch, replies, wire
+from grader.sandbox import isolation, launch, memory_held, replies, wire
 
 MAX_REPLY_BYTES = 1 << 32  # one array of a reply; the largest graded output is 201 MB
 MAX_OUTPUT_SHOWN = 2000
@@ -57,6 +57,7 @@ class Submission:
         self._started = None  # the running worker (launch.Started), None between workers
         self._diagnostics = []  # what the runtime's last crash report named (replies.kernel_diagnostics)
         self._timed_out = {}  # function -> why: a function that timed out once is not run again
+        self._oom_kills = None  # the machine's out-of-memory kills when the running worker started
         self._read_source, self._forbidden, self._reaches = read_source, {}, {}  # what the judge read in the file
         self.warnings = ""  # kernel workers: the runtime's warnings from the last call
         self.cpu_limit = None  # CPU seconds of the next worker started (None: isolation.CPU_LIMIT)
@@ -77,6 +78,7 @@ class Submission:
             started = launch.start(sandbox, sandbox.folder / self.path.name, self.kernel, self.kernel_device)
         self.cpu_used = 0.0
         self._started = started
+        self._oom_kills = memory_held.oom_kills()  # a later SIGKILL death: was it the machine's OOM killer?
         if self._read_source is not None:
             read = self._read_source(self.path.read_bytes().decode("utf-8", "replace"))
             self._forbidden, self._reaches = read.forbidden, read.reaches
@@ -220,6 +222,7 @@ class Submission:
             if func is not None and not self.kernel:  # a kernel's judge decides: a smaller run may still finish
                 self._timed_out[func] = f"after {limit:g} s"
             why = f"; {self._call_why}" if func is not None and self._call_why else ""
+            why += memory_held.when_stopped(self._proc.pid)  # read before _fail stops it
             raise self._fail(f"timed out after {limit:g} s while {doing}{why}", TimedOut) from None
         except wire.WireClosed:
             raise self._fail(self._death_words(doing)) from None
@@ -234,6 +237,8 @@ class Submission:
         if code < 0:
             name = replies.signal_name(code)
             words = f"your code crashed while {doing}: {replies.SIGNAL_WORDS.get(name, name)} ({name})"
+            if name == "SIGKILL":
+                words += memory_held.killed_by_the_machine(self._oom_kills)
             report = replies.fault_report(self._faults, self.path)
             self._diagnostics = replies.kernel_diagnostics(report)
             return f"{words}\n{report}" if report else words

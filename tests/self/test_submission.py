@@ -1,5 +1,7 @@
 """The seam: student code runs in a worker; whatever it does, the grader gets a clear message or a checked array."""
 
+import subprocess
+import sys
 import textwrap
 import time
 
@@ -8,7 +10,9 @@ import pytest
 
 from grader.common.failures import (BadReturn, ImportFailed, NotImplementedYet, StudentCodeError, StudentRaised,
                                     WorkerFailed)
+from grader.dev import footprint
 from grader.sandbox.client import Submission
+from helpers import ROOT
 
 
 def submission(make_submission, body, timeout=20.0):
@@ -138,9 +142,43 @@ def test_endless_loop_times_out_and_the_worker_is_replaced(make_submission):
         def good(x):
             return x
     """, timeout=1.0) as sub:
-        with pytest.raises(WorkerFailed, match="timed out after 1 s"):
+        with pytest.raises(WorkerFailed, match="timed out after 1 s") as stopped:
             sub.call("spin", np.ones(2))
+        assert "memory" not in str(stopped.value)  # it held next to nothing: no word about memory
         assert sub.call("good", np.ones(2)).shape == (2,)
+
+
+def test_a_call_stopped_for_time_while_holding_much_memory_says_so(make_submission):
+    """Memory hoarded in a loop can reach the time limit first on a busy machine (the corpus's memory bomb, graded
+    beside other suites): the message then names the memory held and the worker's memory limit."""
+    with submission(make_submission, """
+        def hoard(x):
+            kept = [np.ones(1 << 27) for _ in range(2)]  # 2 GiB, every page written
+            while True:
+                pass
+    """, timeout=4.0) as sub:
+        with pytest.raises(WorkerFailed, match="timed out after 4 s") as stopped:
+            sub.call("hoard", np.ones(2))
+    assert "the worker held 2.0 GiB of memory (the worker's memory limit is 4 GiB)" in str(stopped.value), \
+        str(stopped.value)
+
+
+@pytest.mark.skipif(not footprint.MemoryLimit.available(), reason="needs a writable memory cgroup (root on Linux)")
+def test_a_worker_the_machine_s_out_of_memory_killer_stopped_is_told_so(make_submission):
+    """Gradescope's container holds 1.5 GB, less than the worker's own 4 GiB limit: there a hoarding answer is
+    killed by the container's out-of-memory killer, not refused an allocation, and the student is told that."""
+    folder = make_submission("import numpy as np\n\ndef hoard(x):\n"
+                             "    kept = [np.ones(1 << 27) for _ in range(3)]\n    return x\n")
+    script = ("import sys\nimport numpy as np\nfrom grader.sandbox.client import Submission\n"
+              "with Submission(sys.argv[1], timeout=60) as sub:\n    try:\n        sub.call('hoard', np.ones(2))\n"
+              "    except Exception as exc:\n        print(exc)\n")
+    with footprint.MemoryLimit(1 << 30) as limit:  # a container of 1 GiB: the grader, its worker and their files
+        done = subprocess.run([sys.executable, "-c", script, str(folder)], preexec_fn=limit.enter_child, cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
+        killed = limit.out_of_memory_kills()
+    assert killed >= 1, done.stdout + done.stderr
+    assert "killed (SIGKILL): this machine ran out of memory meanwhile" in done.stdout, done.stdout + done.stderr
+    assert "the worker's own memory limit is 4 GiB" in done.stdout
 
 
 def test_a_function_that_calls_one_that_timed_out_is_not_run(make_submission):

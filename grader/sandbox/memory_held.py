@@ -1,0 +1,62 @@
+"""What memory had to do with how a worker ended, in the student's terms.
+
+A call stopped for time while its worker held much of its memory limit spent that time on memory (an array grown
+in a loop, a temporary far larger than the answer): on a busy machine such code can reach the time limit before its
+memory limit, and the student would otherwise read only "timed out". A worker killed by the machine's out-of-memory
+killer (a machine with less memory free than the worker's limit) would otherwise read only "killed".
+
+Both are read from /proc: the worker's resident memory just before the grader stops it, and the kernel's count of
+out-of-memory kills (/proc/vmstat) at the worker's start and at its death.
+"""
+
+import os
+
+from grader.sandbox import isolation
+
+# 1 GiB: the ANDREA-120M inputs and a vectorised numpy answer need a few hundred MB; more than this is worth a word
+NOTEWORTHY_BYTES = isolation.MEMORY_LIMIT // 4
+
+
+def resident_bytes(pid):
+    """Resident memory of pid and everything it started (the box's processes), in bytes."""
+    page = os.sysconf("SC_PAGE_SIZE")
+    total = 0
+    for p in (pid, *isolation.descendants(pid)):
+        try:
+            with open(f"/proc/{p}/statm") as f:
+                total += int(f.read().split()[1]) * page
+        except (OSError, ValueError, IndexError):  # ended meanwhile, or not ours to read
+            pass
+    return total
+
+
+def when_stopped(pid):
+    """Words to add to a timed-out call's message ("" when its worker held little memory)."""
+    held = resident_bytes(pid)
+    if held < NOTEWORTHY_BYTES:
+        return ""
+    return (f"; when it was stopped, the worker held {held / 2**30:.1f} GiB of memory (the worker's memory limit "
+            f"is {isolation.MEMORY_LIMIT >> 30} GiB): an array that grows in a loop, or a temporary far larger than "
+            "the answer, spends its time on memory")
+
+
+def oom_kills():
+    """How many processes the machine's out-of-memory killer has killed since boot (None: not known here)."""
+    try:
+        with open("/proc/vmstat") as f:
+            for line in f:
+                if line.startswith("oom_kill "):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def killed_by_the_machine(kills_at_start):
+    """Words for a worker that died of SIGKILL, when the out-of-memory killer ran since it started ("" if not)."""
+    now = oom_kills()
+    if kills_at_start is None or now is None or now <= kills_at_start:
+        return ""
+    return (f": this machine ran out of memory meanwhile, and its out-of-memory killer stops the process that "
+            f"holds the most (the worker's own memory limit is {isolation.MEMORY_LIMIT >> 30} GiB: this machine "
+            "had less free)")
