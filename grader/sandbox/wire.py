@@ -109,13 +109,19 @@ class Arena:
         os.close(self.fd)
 
 
+def _native(arr):
+    """arr in this machine's byte order: a frame names a dtype by name (float32), never its byte order, so a
+    big-endian answer (astype(">f4")) would be read as little-endian bytes. Its values are kept."""
+    return arr if arr.dtype.isnative else arr.astype(arr.dtype.newbyteorder("="))
+
+
 def array_meta(arr):
     return {"dtype": arr.dtype.name, "shape": list(arr.shape)}
 
 
 def encode(header, arrays=(), arena=None, half=REQUESTS):
     """Return the list of byte chunks of one frame: header JSON, then the bytes of each array not in the arena."""
-    arrays = [a if isinstance(a, np.ndarray) else np.asarray(a) for a in arrays]
+    arrays = [_native(a if isinstance(a, np.ndarray) else np.asarray(a)) for a in arrays]
     offsets = arena.put(arrays, half) if arena is not None else [None] * len(arrays)
     metas = [dict(array_meta(a), **({} if at is None else {"at": at})) for a, at in zip(arrays, offsets)]
     head = json.dumps(dict(header, arrays=metas)).encode()

@@ -368,3 +368,16 @@ def test_a_worker_is_kept_while_its_cpu_limit_covers_the_next_run(make_submissio
         sub.keep_cpu_for(isolation.CPU_LIMIT + 100)
         sub.call("spin", np.ones(2))
         assert sub._sandbox.cpu_limit == isolation.CPU_LIMIT + 100
+
+
+def test_an_array_in_the_other_byte_order_arrives_with_its_values(make_submission):
+    """A big-endian float32 answer (`astype(">f4")`) is a float32 answer: it travels in this machine's byte order,
+    through the frames (small) and the arena (large) alike, and is graded on its values."""
+    with submission(make_submission, """
+        def swapped(x):
+            return x.astype(x.dtype.newbyteorder(">" if x.dtype.isnative and np.little_endian else "<"))
+    """) as sub:
+        for n in (12, 1 << 20):  # 48 bytes in the frame, 4 MB in the arena
+            x = np.arange(n, dtype=np.float32) / 7
+            got = sub.call("swapped", x)
+            assert got.dtype == np.float32 and got.dtype.isnative and np.array_equal(got, x), (n, got[:4], x[:4])
