@@ -375,7 +375,7 @@ def test_an_array_in_the_other_byte_order_arrives_with_its_values(make_submissio
     through the frames (small) and the arena (large) alike, and is graded on its values."""
     with submission(make_submission, """
         def swapped(x):
-            return x.astype(x.dtype.newbyteorder(">" if x.dtype.isnative and np.little_endian else "<"))
+            return x.astype(x.dtype.newbyteorder("S"))  # the other byte order from this machine's
     """) as sub:
         for n in (12, 1 << 20):  # 48 bytes in the frame, 4 MB in the arena
             x = np.arange(n, dtype=np.float32) / 7
