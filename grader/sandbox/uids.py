@@ -39,9 +39,11 @@ def claim():
 
 
 def remove_left_behind(uid, top):
-    """Remove the folders (grader-worker-* in top) of earlier workers that ran as uid: a grading killed with SIGKILL
-    cannot remove its worker's folder, and uids come round again, so a later worker of the same uid in the fence
-    would find another student's submission there. Call it holding uid's lock: no live worker has it."""
+    """Remove the folders (grader-worker-* in top) that earlier workers left: a grading killed with SIGKILL cannot
+    remove its worker's folder. Call it holding uid's lock. Folders of uid go at once: uids come round again, and a
+    later worker of the same uid in the fence would find another student's submission there. Those of another
+    worker uid go only while this process holds that uid's lock too (free: no live worker has it), so a grading
+    running beside this one keeps its folder; without this they piled up, one per killed grading (147 in /tmp here)."""
     import shutil
     try:
         entries = list(os.scandir(top))
@@ -49,11 +51,32 @@ def remove_left_behind(uid, top):
         return
     for entry in entries:
         try:
-            if (entry.name.startswith("grader-worker-") and entry.is_dir(follow_symlinks=False)
-                    and entry.stat(follow_symlinks=False).st_uid == uid):
-                shutil.rmtree(entry.path, ignore_errors=True)
+            if not (entry.name.startswith("grader-worker-") and entry.is_dir(follow_symlinks=False)):
+                continue
+            owner = entry.stat(follow_symlinks=False).st_uid
         except OSError:
             continue
+        if owner == uid:
+            shutil.rmtree(entry.path, ignore_errors=True)
+        elif UID_BASE <= owner < UID_BASE + UID_COUNT:
+            fd = _lock_if_free(owner)
+            if fd is not None:
+                shutil.rmtree(entry.path, ignore_errors=True)
+                os.close(fd)
+
+
+def _lock_if_free(uid):
+    """The lock of uid (a file descriptor) if no live worker holds it, else None."""
+    try:
+        fd = os.open(LOCKS / str(uid), os.O_CREAT | os.O_RDWR, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return fd
+    except BlockingIOError:
+        os.close(fd)
+        return None
 
 
 def release(fd):

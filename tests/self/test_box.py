@@ -114,13 +114,21 @@ exit 1
 
 @pytest.mark.skipif(not isolation.is_root(), reason="worker uids are given out as root only")
 def test_a_worker_folder_left_by_a_killed_grading_is_removed_when_its_uid_comes_round(tmp_path):
-    mine, other = uids.UID_BASE + 7, uids.UID_BASE + 8
-    for name, uid in (("grader-worker-left", mine), ("grader-worker-live", other), ("not-a-worker", mine)):
+    """Folders of the claimed uid go; of another worker uid, only when no live worker holds that uid's lock."""
+    (mine, mine_fd), (live, live_fd), (stale, stale_fd) = uids.claim(), uids.claim(), uids.claim()
+    uids.release(stale_fd)  # its grading was killed: no one holds its lock
+    for name, uid in (("grader-worker-left", mine), ("grader-worker-live", live), ("grader-worker-stale", stale),
+                      ("not-a-worker", mine), ("grader-worker-not-a-worker-uid", 0)):
         (tmp_path / name).mkdir()
         (tmp_path / name / "attention.py").write_text("def row_softmax(x): ...\n")
         os.chown(tmp_path / name, uid, uid)
-    uids.remove_left_behind(mine, tmp_path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["grader-worker-live", "not-a-worker"]
+    try:  # `live`: a grading beside this one still holds its worker's uid
+        uids.remove_left_behind(mine, tmp_path)
+    finally:
+        uids.release(mine_fd)
+        uids.release(live_fd)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["grader-worker-live", "grader-worker-not-a-worker-uid",
+                                                          "not-a-worker"]
 
 
 def test_where_namespaces_are_refused_grading_says_reduced_or_refuses(tmp_path):
