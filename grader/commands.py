@@ -48,7 +48,7 @@ COMMANDS = (
     Command("gradescope", "grader.course.gradescope", INSTRUCTOR,
             "build the Gradescope autograder zip (make gradescope)"),
     Command("prebuild", "grader.course.prebuild", INSTRUCTOR,
-            "compile the CPU runtime every kernel build links, ahead of grading (Gradescope's setup.sh runs it)"),
+            "compile the CPU runtime and compute every expected answer, ahead of grading (Gradescope's setup.sh)"),
     Command("leaks", "grader.course.leaks", INSTRUCTOR, "scan folders for solution code, hidden tests and seeds"),
     Command("exercises", "grader.course.make_exercises", MAINTAINER,
             "generate exercises/ and csrc/microgpt_cuda.cu from solutions/ (make exercises)"),

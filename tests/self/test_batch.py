@@ -165,21 +165,28 @@ def test_prebuild_compiles_the_objects_every_kernel_build_links():
     """setup.sh's last step: the runtime's objects where a grading on this machine looks for them (compiled here
     by the first kernel build if no test before did)."""
     from grader.cuda import build
-    proc = run_grader("prebuild")
+    proc = run_grader("prebuild", "--objects-only")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     objects = build.runtime_objects()
     assert f"{len(objects)} objects are in {objects[0].parent}" in proc.stdout and all(o.is_file() for o in objects)
+    assert "expected answer" not in proc.stdout  # the answers' half: the Gradescope memory test runs it in the zip
 
 
-def _as_setup_leaves_it(source):
-    """What setup.sh's `grader prebuild` leaves in the image: the CPU runtime's objects under the zip's own cache.
-    Copied from this checkout's (compiling them again takes ~20 s): their folder is named by their sources, flags
-    and compiler, not by where it is, so the grader in the zip finds them as if it had built them.
-    Returns {object: mtime}, to show that grading used them as they were."""
+def _as_setup_leaves_it(source, preexec_fn=None):
+    """What setup.sh's `grader prebuild` leaves in the image, under the zip's own cache: the CPU runtime's objects,
+    copied from this checkout's (compiling them again takes ~20 s: their folder is named by their sources, flags
+    and compiler, not by where it is, so the grader in the zip finds them as if it had built them); then the zip's
+    own `prebuild` run for real, in preexec_fn's cgroup, computing every expected answer from a cold cache.
+    Returns {file: mtime} of both, to show that grading used them as they were."""
     from grader.cuda import build
     built = build.runtime_objects()[0].parent
     copy = shutil.copytree(built, source / "build" / "kernels" / built.name)
-    return {p: p.stat().st_mtime_ns for p in copy.glob("*.o")}
+    proc = subprocess.run([sys.executable, "-m", "grader", "prebuild"], cwd=source, capture_output=True, text=True,
+                          timeout=900, preexec_fn=preexec_fn, env=dict(os.environ, GRADER_HEAP="lean"))  # setup.sh's
+    assert proc.returncode == 0 and "every expected answer of both suites" in proc.stdout, proc.stdout + proc.stderr
+    answers = [p for p in (source / "build" / "expected").rglob("*") if p.is_file() and p.suffix != ".lock"]
+    assert len(answers) > 100, answers  # both suites' answers and bounds, the seeded inputs
+    return {p: p.stat().st_mtime_ns for p in (*copy.glob("*.o"), *answers)}
 
 
 def _run_autograder(tmp_path, upload, preexec_fn=None, prebuilt=None, env=()):
@@ -192,7 +199,7 @@ def _run_autograder(tmp_path, upload, preexec_fn=None, prebuilt=None, env=()):
     with zipfile.ZipFile(tmp_path / "zip" / "autograder.zip") as z:
         z.extractall(root / "source")
     if prebuilt is not None:
-        prebuilt.update(_as_setup_leaves_it(root / "source"))
+        prebuilt.update(_as_setup_leaves_it(root / "source", preexec_fn))
     (root / "submission").mkdir(parents=True)
     for name, text in upload.items():
         (root / "submission" / name).write_text(text)
@@ -207,8 +214,9 @@ def _run_autograder(tmp_path, upload, preexec_fn=None, prebuilt=None, env=()):
 @pytest.mark.skipif(not footprint.MemoryLimit.available(), reason="needs a writable memory cgroup (root on Linux)")
 def test_gradescope_grades_the_reference_in_full_within_the_stated_memory(tmp_path):
     """The memory docs/instructors.md tells instructors to choose, enforced by the kernel as Gradescope's container
-    would: the reference, both suites, the build of its kernel and every expected answer included (the image
-    holds only what setup.sh made: the runtime's objects), gets every point and nothing is killed."""
+    would, on setup.sh's `prebuild` (every expected answer of both suites, computed from a cold cache) and then on
+    the grading of the reference (both suites and the build of its kernel): every point, nothing killed, and the
+    grading computes no answer of its own (it finds each one where prebuild left it)."""
     upload = {name: (ROOT / "solutions" / name).read_text() for name in ("attention.py", "microgpt_cuda.cu")}
     prebuilt = {}
     with footprint.MemoryLimit(footprint.TARGET_MEMORY) as limit:
@@ -217,7 +225,10 @@ def test_gradescope_grades_the_reference_in_full_within_the_stated_memory(tmp_pa
     assert killed == 0, f"the out-of-memory killer ran {killed} time(s) under {footprint.TARGET_MEMORY / 1e9} GB"
     assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 0, results.get("output")
     assert peak <= footprint.TARGET_MEMORY
-    assert prebuilt and all(p.stat().st_mtime_ns == t for p, t in prebuilt.items())  # linked as setup.sh left them
+    assert prebuilt and all(p.stat().st_mtime_ns == t for p, t in prebuilt.items())  # used as setup.sh left them
+    computed = [p for p in (tmp_path / "autograder" / "source" / "build" / "expected").rglob("*")
+                if p.is_file() and p.suffix != ".lock" and p not in prebuilt]
+    assert computed == [], computed  # the grading computed nothing that setup.sh had not
 
 
 def test_gradescope_grades_a_notebook_uploaded_by_mistake_from_its_answer_cells(tmp_path):
