@@ -29,12 +29,9 @@ def claim():
     start = os.getpid() % UID_COUNT  # gradings start their search in different places
     for i in range(UID_COUNT):
         uid = UID_BASE + (start + i) % UID_COUNT
-        fd = os.open(LOCKS / str(uid), os.O_CREAT | os.O_RDWR, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fd = _lock_if_free(uid)
+        if fd is not None:
             return uid, fd
-        except BlockingIOError:
-            os.close(fd)
     raise RuntimeError(f"all {UID_COUNT} worker uids are in use")
 
 
@@ -59,7 +56,10 @@ def remove_left_behind(uid, top):
         if owner == uid:
             shutil.rmtree(entry.path, ignore_errors=True)
         elif UID_BASE <= owner < UID_BASE + UID_COUNT:
-            fd = _lock_if_free(owner)
+            try:
+                fd = _lock_if_free(owner)
+            except OSError:
+                continue
             if fd is not None:
                 shutil.rmtree(entry.path, ignore_errors=True)
                 os.close(fd)
@@ -67,10 +67,7 @@ def remove_left_behind(uid, top):
 
 def _lock_if_free(uid):
     """The lock of uid (a file descriptor) if no live worker holds it, else None."""
-    try:
-        fd = os.open(LOCKS / str(uid), os.O_CREAT | os.O_RDWR, 0o600)
-    except OSError:
-        return None
+    fd = os.open(LOCKS / str(uid), os.O_CREAT | os.O_RDWR, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return fd
