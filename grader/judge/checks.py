@@ -14,7 +14,8 @@ from grader.judge import memo
 from grader.common import records
 from grader.judge import oracle
 from grader.judge import tolerances as tol
-from grader.judge.compare import WrongAnswer, assert_close, assert_unchanged, expect_array, mismatch, wrong_elements
+from grader.judge.compare import (WrongAnswer, assert_close, assert_unchanged, expect_array, mask_is_exact,
+                                  mask_wrong_elements, mismatch, wrong_elements)
 from grader.common.failures import Kind, StudentRaised
 from grader.common.records import timed
 
@@ -130,11 +131,9 @@ def check_causal_mask(student, scores, *, what):
     got = _Call(student, "apply_causal_mask", scores).result()
     with timed("compare"):
         expect_array(got, func="apply_causal_mask", shape=scores.shape, dtype=scores.dtype)
-        hide = oracle.future_mask(scores.shape[-1])
-        masked_ok = got <= tol.MASK_LIMIT
-        same_bits = got.view(f"u{got.itemsize}") == scores.view(f"u{scores.itemsize}")
-        wrong = np.where(hide, ~masked_ok, ~same_bits)
-        if wrong.any():  # the answer, for the message: from the answer cache (a wrong mask then imports no torch)
+        if not mask_is_exact(got, scores, tol.MASK_LIMIT):
+            wrong = mask_wrong_elements(got, scores, tol.MASK_LIMIT)
+            # the answer, for the message: from the answer cache (a wrong mask then imports no torch)
             expected = memo.get("apply_causal_mask", (scores,), lambda: oracle.apply_causal_mask(scores))
             with _pictured("apply_causal_mask", "apply_causal_mask", scores, square=True):
                 raise mismatch(got, expected, wrong, what=_label("apply_causal_mask", what, scores),
@@ -225,8 +224,8 @@ def check_inputs_unchanged(student, func, named_args, *, what):
     with timed("compare"):
         expect_array(got, func=func, shape=expected.shape, dtype=sent[-1].dtype if func == "weighted_sum" else sent[0].dtype)
         if func == "apply_causal_mask":
-            wrong = ~np.where(oracle.future_mask(got.shape[-1]), got <= tol.MASK_LIMIT,
-                              got.view(f"u{got.itemsize}") == sent[0].view(f"u{sent[0].itemsize}"))
+            wrong = (np.zeros(got.shape, dtype=bool) if mask_is_exact(got, sent[0], tol.MASK_LIMIT)
+                     else mask_wrong_elements(got, sent[0], tol.MASK_LIMIT))
         else:
             wrong = wrong_elements(got, expected, bound, 1.0)
         if func == "row_softmax":  # as in check_row_softmax: -inf must give exactly 0

@@ -91,6 +91,38 @@ def _decide_again(w, d, g, e, b, scale):
         w[at] = ~_exactly_right(g[at], e[at], b[at], scale)
 
 
+MASK_ROWS = 64  # rows of every head a mask check reads at a time: each block's temporaries stay in the cache
+
+
+def mask_is_exact(got, scores, limit):
+    """Whether got is scores masked: every j > i at or below limit, every j <= i bit for bit scores's own. Read a
+    block of rows at a time, each element once, with the block's three parts known (left of the diagonal block:
+    kept; right of it: masked; the block itself: both), where mask_wrong_elements() makes five full-size passes.
+    A right answer, the usual one, costs only this; a wrong one is then examined whole."""
+    T = got.shape[-1]
+    g, s = got.reshape(-1, T, T), scores.reshape(-1, T, T)
+    bits = f"u{got.itemsize}"
+    gb, sb = g.view(bits), s.view(bits)
+    diagonal = np.triu(np.ones((MASK_ROWS, MASK_ROWS), dtype=bool), k=1)
+    with np.errstate(invalid="ignore"):
+        for r0 in range(0, T, MASK_ROWS):
+            r1 = min(T, r0 + MASK_ROWS)
+            n = r1 - r0
+            if not (np.array_equal(gb[:, r0:r1, :r0], sb[:, r0:r1, :r0])
+                    and (g[:, r0:r1, r1:] <= limit).all()
+                    and np.where(diagonal[:n, :n], g[:, r0:r1, r0:r1] <= limit,
+                                 gb[:, r0:r1, r0:r1] == sb[:, r0:r1, r0:r1]).all()):
+                return False
+    return True
+
+
+def mask_wrong_elements(got, scores, limit):
+    """Boolean array: True where a masked entry (j > i) is above limit or a kept one (j <= i) is not scores's bits."""
+    hide = np.triu(np.ones((got.shape[-1], got.shape[-1]), dtype=bool), k=1)
+    with np.errstate(invalid="ignore"):
+        return ~np.where(hide, got <= limit, got.view(f"u{got.itemsize}") == scores.view(f"u{scores.itemsize}"))
+
+
 def describe_mismatch(got, expected, wrong, *, what, hints=()):
     """The message for a failed comparison: count, first few as `index: got vs expected`, errors, NaN/Inf, hints.
     Read a chunk at a time, as wrong_elements() compares: no full-size float64 copy of the answer."""

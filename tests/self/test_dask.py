@@ -52,6 +52,16 @@ def _cmdline(process):
         return ""
 
 
+def _running(process):
+    """Not ended. A zombie has ended and runs nothing: it only waits for its reaper (init, once its parent is
+    killed). Once, on a busy machine, three processes were still listed DEATH_WAIT seconds after the kill, none with
+    a command line to read: zombies not yet collected, or gone just after."""
+    try:
+        return process.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:  # gone meanwhile
+        return False
+
+
 def _kill_a_worker_mid_task(client, proc, student):
     """Wait until student's grading has a sandbox worker (importing the submission), then SIGKILL the Dask worker
     running it. Returns (its address, the command lines of the processes it had started still alive DEATH_WAIT
@@ -66,7 +76,7 @@ def _kill_a_worker_mid_task(client, proc, student):
                     children = psutil.Process(pid).children(recursive=True)
                     os.kill(pid, signal.SIGKILL)
                     _, alive = psutil.wait_procs(children, timeout=DEATH_WAIT)
-                    return address, [_cmdline(c) or f"pid {c.pid}" for c in alive]
+                    return address, [_cmdline(c) or f"pid {c.pid}" for c in alive if _running(c)]
         time.sleep(0.2)
     pytest.fail(f"the batch ended before {student}'s grading started a sandbox worker")
 

@@ -114,3 +114,28 @@ def test_every_element_is_decided_as_float64_decides_it(how):
         wrong = wrong_elements(got, expected, bound, scale)
         assert not (wrong & right).any(), (how, scale)
         assert np.array_equal(wrong[clear], ~right[clear]), (how, scale)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1, 1), (2, 5, 5), (3, 130, 130), (2, 2, 64, 64)])
+def test_the_fast_mask_check_decides_every_element_as_the_whole_array_check(shape, dtype):
+    """mask_is_exact reads row blocks (their left, diagonal and right parts) and passes a right answer only; any one
+    element made wrong, wherever it lies (kept or masked, in or out of a diagonal block, the last row or column),
+    fails it exactly when mask_wrong_elements finds that element wrong."""
+    from grader.judge.compare import mask_is_exact, mask_wrong_elements
+    rng = np.random.default_rng(7)
+    scores = rng.standard_normal(shape).astype(dtype)
+    T = shape[-1]
+    right = np.where(oracle.future_mask(T), dtype(-np.inf), scores)
+    if T > 1:
+        right[..., 0, -1] = tol.MASK_LIMIT  # at the lesson's -1e9 exactly: masked enough
+    assert mask_is_exact(right, scores, tol.MASK_LIMIT) and not mask_wrong_elements(right, scores, tol.MASK_LIMIT).any()
+    places = {(0, 0), (T - 1, T - 1), (T - 1, 0), (0, T - 1), (T // 2, T // 2 + 1), (T // 2 + 1, T // 2),
+              tuple(rng.integers(0, T, 2))}
+    for i, j in (p for p in places if max(p) < T):
+        for value in (np.nan, 0.0, -0.0, dtype(scores[..., i, j].flat[0]) + 1, -1e8):
+            got = right.copy()
+            got.reshape(-1, T, T)[-1, i, j] = value
+            whole = mask_wrong_elements(got, scores, tol.MASK_LIMIT)
+            assert mask_is_exact(got, scores, tol.MASK_LIMIT) == (not whole.any()), (i, j, value)
+            assert whole.any() or (j <= i and value == scores.reshape(-1, T, T)[-1, i, j])
