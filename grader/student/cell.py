@@ -10,6 +10,7 @@ reads, and a hidden test's message would show its inputs and the reference's ans
 
 import io
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -42,6 +43,9 @@ def add_arguments(parser):
                         help="with --plan: start K/N of the way through the tests (grader/suite/stagger.py)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                         help="seconds one call into the student's code may take (default: %(default)s)")
+    parser.add_argument("--warm", action="store_true",
+                        help="graded by the warm grading server (grader/warm) when one runs; the first such "
+                             "grading runs here and starts it, for the next test cell")
 
 
 def _paths(suites):
@@ -105,7 +109,8 @@ def _verdict(run, submission, exercise, suites, pictures_dir):
                 text += f"(no picture: {exc})\n"
     failed = [r.name.split("::", 1)[-1] for r in run.results if not r.passed]
     return text, {"exercise": exercise, "suites": suites, "score": score, "max_score": possible,
-                  "problems": run.problems, "picture": str(picture) if picture else None, "failed": failed}
+                  "problems": run.problems, "picture": str(picture) if picture else None, "failed": failed,
+                  "warm": os.environ.get("GRADER_WARM_GRADING") == "1"}  # set by the warm server (grader/warm)
 
 
 def grade_plan(plan_file, timeout, expected=None, stagger=None):

@@ -173,7 +173,8 @@ def _cache_dir():
 
 def _run_cell_grader(submission, exercise, suites, pictures):
     """`python -m grader cell` on the saved answers: (verdict or None, report text)."""
-    cmd = [sys.executable, "-m", "grader", "cell", "--submission", submission, "--exercise", exercise,
+    # --warm: a warm server (grader/warm) grades the next cells, as it does `make grade`s; the first starts it
+    cmd = [sys.executable, "-m", "grader", "cell", "--warm", "--submission", submission, "--exercise", exercise,
            "--pictures", str(pictures)]
     for suite in suites:
         cmd += ["--suite", suite]

@@ -1,4 +1,4 @@
-"""The client side of a warm grading (`python -m grader grade --warm`): hand this terminal to the server's fresh
+"""The client side of a warm grading (`python -m grader grade --warm`, `cell --warm`): hand this terminal to the server's fresh
 process and wait for its exit status, or return None to grade cold here (no server yet, a stale one, or a
 machine without what this needs). Standard library only, and cheap: it runs before anything heavy is imported.
 """
@@ -13,12 +13,13 @@ from grader.common import environment
 from grader.warm import address
 
 FLAG = "--warm"
+COMMANDS = ("grade", "cell")  # make grade, and a notebook's test cell (grader/student/notebook.py)
 CONNECT_TIMEOUT = 2.0  # seconds: a live server accepts at once
 
 
 def wanted(argv):
     """Whether this command line asks for a warm grading and this machine and environment allow one."""
-    return (argv[:1] == ["grade"] and FLAG in argv and not address.switched_off()
+    return ((argv[0] if argv else None) in COMMANDS and FLAG in argv and not address.switched_off()
             and environment.TOKEN_VAR not in os.environ  # never from inside a grading's worker
             and hasattr(socket, "send_fds") and hasattr(os, "fork"))
 

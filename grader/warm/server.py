@@ -91,7 +91,7 @@ def _stop(base):
 
 
 # what a grading imports besides what collecting the suites imports (pictures' matplotlib waits for a picture)
-WARM_MODULES = ("grader.student.grade", "numpy.random", "rich._emoji_codes", "grader.cuda.kernel_report",
+WARM_MODULES = ("grader.student.grade", "grader.student.cell", "numpy.random", "rich._emoji_codes", "grader.cuda.kernel_report",
                 "grader.report.pictures", "grader.sandbox.launch")
 
 

@@ -116,3 +116,27 @@ def test_ctrl_c_reaches_the_warm_grading_and_stop_and_off_end_the_server(warm_en
     _, was_warm, _ = _grade(off, ROOT / "solutions", tmp_path, "--exercise", "compute_dk", run="off")
     time.sleep(3.0)
     assert was_warm == 0 and not path.exists(), "GRADER_WARM=off started a server"
+
+
+def test_a_notebook_test_cell_is_graded_warm_as_it_is_cold(warm_env, tmp_path):
+    """A notebook's test cell runs `python -m grader cell --warm` (grader/student/notebook.py): the first starts the
+    server, the next cells are graded in it, with the same report and score."""
+    folder = _wrong_axis(tmp_path)
+
+    def cell(run):
+        out = tmp_path / f"{run}.json"
+        proc = subprocess.run([sys.executable, "-m", "grader", "cell", "--warm", "--submission", str(folder),
+                               "--exercise", "row_softmax", "--json", str(out)], cwd=ROOT, env=warm_env,
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        verdict = json.loads(out.read_text())
+        report = proc.stdout.rstrip().rpartition("\n")[0]  # the last line is the verdict, with "warm" in it
+        return verdict.pop("warm"), verdict, report
+
+    was_warm, cold, cold_report = cell("cold")
+    assert was_warm is False
+    _server_up(warm_env)
+    was_warm, warm, warm_report = cell("warm")
+    assert was_warm is True, "the second test cell was not graded by the warm server"
+    assert warm == cold and 0 < warm["score"] < warm["max_score"], (warm, cold)
+    assert warm_report == cold_report and "softmax over the wrong axis" in warm_report
