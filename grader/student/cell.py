@@ -1,7 +1,8 @@
 """`python -m grader cell`: grade one exercise of a submission, for one notebook test cell.
 
 A notebook's test cell (grader/student/notebook.py) runs this in a subprocess, so neither torch, pytest nor the
-student's code ever runs in the notebook's kernel. It prints a report on stdout and writes
+student's code ever runs in the notebook's kernel; with --warm, from the second cell on, that subprocess hands the
+grading to the warm grading server (grader/warm), as `make grade` does. It prints a report on stdout and writes
 {"score", "max_score", ...} to --json; the cell turns the score into nbgrader's partial credit.
 
 Hidden tests are reported by their points only: the notebook's output ends up in the feedback the student

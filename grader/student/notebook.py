@@ -173,9 +173,10 @@ def _cache_dir():
 
 def _run_cell_grader(submission, exercise, suites, pictures):
     """`python -m grader cell` on the saved answers: (verdict or None, report text)."""
-    # --warm: a warm server (grader/warm) grades the next cells, as it does `make grade`s; the first starts it
-    cmd = [sys.executable, "-m", "grader", "cell", "--warm", "--submission", submission, "--exercise", exercise,
-           "--pictures", str(pictures)]
+    # --warm: a warm server (grader/warm) grades the next cells, as it does `make grade`s; the first starts it. Not in
+    # nbgrader's autograde, a class's grading (whose cells find their verdicts pregraded), as no class command is
+    cmd = [sys.executable, "-m", "grader", "cell", "--submission", submission, "--exercise", exercise,
+           "--pictures", str(pictures)] + (["--warm"] if os.environ.get("NBGRADER_EXECUTION") != "autograde" else [])
     for suite in suites:
         cmd += ["--suite", suite]
     cache = _cache_dir()
