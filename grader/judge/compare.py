@@ -3,6 +3,7 @@
 import numpy as np
 
 from grader.common.failures import WrongAnswer  # noqa: F401  (checks and suites import it from here too)
+from grader.judge import oracle
 from grader.judge.hints import Hint, mistakes_of
 
 FIRST_SHOWN = 5
@@ -118,7 +119,7 @@ def mask_is_exact(got, scores, limit):
 
 def mask_wrong_elements(got, scores, limit):
     """Boolean array: True where a masked entry (j > i) is above limit or a kept one (j <= i) is not scores's bits."""
-    hide = np.triu(np.ones((got.shape[-1], got.shape[-1]), dtype=bool), k=1)
+    hide = oracle.future_mask(got.shape[-1])
     with np.errstate(invalid="ignore"):
         return ~np.where(hide, got <= limit, got.view(f"u{got.itemsize}") == scores.view(f"u{scores.itemsize}"))
 

@@ -173,8 +173,8 @@ def _cache_dir():
 
 def _run_cell_grader(submission, exercise, suites, pictures):
     """`python -m grader cell` on the saved answers: (verdict or None, report text)."""
-    # --warm: a warm server (grader/warm) grades the next cells, as it does `make grade`s; the first starts it. Not in
-    # nbgrader's autograde, a class's grading (whose cells find their verdicts pregraded), as no class command is
+    # --warm: a warm server (grader/warm) grades the next cells, as it does `make grade`s; the first starts it. Not
+    # under nbgrader's autograde: a class's grading (whose cells find their verdicts pregraded) is never warm
     cmd = [sys.executable, "-m", "grader", "cell", "--submission", submission, "--exercise", exercise,
            "--pictures", str(pictures)] + (["--warm"] if os.environ.get("NBGRADER_EXECUTION") != "autograde" else [])
     for suite in suites:

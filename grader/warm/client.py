@@ -1,6 +1,6 @@
-"""The client side of a warm grading (`python -m grader grade --warm`, `cell --warm`): hand this terminal to the server's fresh
-process and wait for its exit status, or return None to grade cold here (no server yet, a stale one, or a
-machine without what this needs). Standard library only, and cheap: it runs before anything heavy is imported.
+"""The client side of a warm grading (`python -m grader grade --warm`, `cell --warm`): hand this terminal to the
+server's fresh process and wait for its exit status, or return None to grade cold here (no server yet, a stale one,
+or a machine without what this needs). Standard library only, and cheap: it runs before anything heavy is imported.
 """
 
 import json

@@ -91,8 +91,8 @@ def _stop(base):
 
 
 # what a grading imports besides what collecting the suites imports (pictures' matplotlib waits for a picture)
-WARM_MODULES = ("grader.student.grade", "grader.student.cell", "numpy.random", "rich._emoji_codes", "grader.cuda.kernel_report",
-                "grader.report.pictures", "grader.sandbox.launch")
+WARM_MODULES = ("grader.student.grade", "grader.student.cell", "numpy.random", "rich._emoji_codes",
+                "grader.cuda.kernel_report", "grader.report.pictures", "grader.sandbox.launch")
 
 
 def _warm_up():
