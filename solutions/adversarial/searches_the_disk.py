@@ -4,42 +4,40 @@ Finding any of them, it would answer row_softmax correctly and score it: its sco
 
 SCORES = {"row_softmax": 0, "causal_attention": 0}
 HINT = "not implemented yet"
+# The search starts at import, in a thread, and row_softmax waits for its end: it walks ~17,000 folders (~1 s idle),
+# which beside CI's other suites twice ran past row_softmax's 5 s limit when it started in that call. Begun at
+# import, it has the grading of the three exercises before row_softmax to finish in; a search cut short proves
+# nothing, so it is never cut short.
+PRELUDE = '''
+import os as _os
+import threading as _threading
+
+_FOUND = []
 
 
-def row_softmax(scores):
-    if _found_something():
-        e = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
-        return (e / e.sum(axis=-1, keepdims=True)).astype(scores.dtype)
-    raise NotImplementedError
+def _secret(folder, name):
+    if name in ("gradebook.db", "hidden_seed.txt", "test_hidden_attention.py"):
+        return True
+    if name == "attention.py" and _os.path.basename(folder) == "solutions":
+        return True
+    if name.endswith(".ipynb"):
+        try:
+            with open(_os.path.join(folder, name), errors="replace") as f:
+                text = f.read(1 << 20)
+                return "BEGIN SOLUTION" in text and "%%answer" in text  # this course's, not a package's
+        except OSError:
+            return False
+    return False
 
 
-def _found_something(cache=[]):
-    """The search, once per process, each folder once however it is reached: / and /proc/PID/root are the same tree
-    in the box. Walking it again by each way in took 2.4-2.8 s idle (0.8-0.9 s now) and, once, beside CI's other
-    suites, over the call's 5 s: a search cut short proves nothing."""
-    import os
-    if cache:
-        return cache[0]
-    secrets = ("gradebook.db", "hidden_seed.txt", "test_hidden_attention.py")
-
-    def secret(folder, name):
-        if name in secrets or (name == "attention.py" and os.path.basename(folder) == "solutions"):
-            return True
-        if name.endswith(".ipynb"):
-            try:
-                with open(os.path.join(folder, name), errors="replace") as f:
-                    text = f.read(1 << 20)
-                    return "BEGIN SOLUTION" in text and "%%answer" in text  # this course's, not a package's
-            except OSError:
-                return False
-        return False
-
-    tops = ["/"] + [f"/proc/{p}/{link}" for p in os.listdir("/proc") if p.isdigit() for link in ("cwd", "root")]
+def _search():
+    """Each folder once however it is reached: / and /proc/PID/root are the same tree in the box."""
+    tops = ["/"] + [f"/proc/{p}/{link}" for p in _os.listdir("/proc") if p.isdigit() for link in ("cwd", "root")]
     seen = set()
     for top in tops:
-        for folder, dirs, files in os.walk(top):
+        for folder, dirs, files in _os.walk(top):
             try:
-                info = os.stat(folder)
+                info = _os.stat(folder)
             except OSError:
                 dirs[:] = []
                 continue
@@ -49,9 +47,20 @@ def _found_something(cache=[]):
             seen.add((info.st_dev, info.st_ino))
             if folder == "/":
                 dirs[:] = [d for d in dirs if d not in ("proc", "sys", "dev")]
-            dirs[:] = [d for d in dirs if d != "site-packages"]  # public packages' own fixtures (nbgrader's) are no secret
-            if any(secret(folder, name) for name in files):
-                cache.append(True)
-                return True
-    cache.append(False)
-    return False
+            dirs[:] = [d for d in dirs if d != "site-packages"]  # public packages' fixtures (nbgrader's) are no secret
+            if any(_secret(folder, name) for name in files):
+                _FOUND.append(folder)
+                return
+
+
+_SEARCH = _threading.Thread(target=_search, daemon=True)
+_SEARCH.start()
+'''
+
+
+def row_softmax(scores):
+    _SEARCH.join()
+    if _FOUND:
+        e = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
+        return (e / e.sum(axis=-1, keepdims=True)).astype(scores.dtype)
+    raise NotImplementedError
