@@ -7,6 +7,9 @@ student's code needed. Medians; the machine's load average is printed with the t
 moves the seconds more than the ratios.
 
     make grade EX=<exercise>        each Python exercise alone (target: 2x the student's compute)
+    the same, a known-wrong answer  a control of solutions/wrong/ per exercise: a student's usual run while
+                                    working, whose failed tests are described (no target: the issue's are set
+                                    on the reference)
     make grade                      public suite, all exercises and the kernel (target: 8 s)
     make grade SUITE=all            public and hidden (target: 14 s)
     an endless loop in one function the corpus's endless_loop_in_softmax, public suite: the waiting it adds over
@@ -33,6 +36,9 @@ from rich.table import Table
 
 from grader.common.layout import EXERCISES, KERNEL_EXERCISE, ROOT
 
+# a known-wrong submission per exercise, wrong in every test at every shape: each failure is described in full
+WRONG_CONTROLS = {"scale_scores": "scale_by_dk", "apply_causal_mask": "mask_leaks_future",
+                  "row_softmax": "softmax_wrong_axis", "weighted_sum": "weighted_sum_transposed"}
 EXERCISE_RATIO = 2.0  # make grade EX=...: grading at most this many times the student's own compute
 PUBLIC_S = 8.0
 ALL_S = 14.0
@@ -102,6 +108,24 @@ def process_floor(repeat):
     return statistics.median(runs)
 
 
+def _wrong_rows(console, repeat):
+    """make grade EX=... of WRONG_CONTROLS's submissions, warm: what a student waits for a failed grading."""
+    from grader.dev import controls
+    known = {c.name: c for c in controls.all_controls()}
+    rows = []
+    for exercise, name in WRONG_CONTROLS.items():
+        folder = controls.build(known[name])
+        _warm_server_up(folder)
+        runs = []
+        for i in range(repeat):
+            console.print(f"speed: make grade EX={exercise} of {name}, run {i + 1} of {repeat} ...")
+            runs.append(timed_grade(folder, exercise=exercise))
+        wall, student = _medians(runs)
+        rows.append((f"make grade EX={exercise}, wrong ({name})", wall, student, "(wrong answer: no target)", None,
+                     None))
+    return rows
+
+
 def speed_bench(console, repeat):
     from grader.dev import controls
     reference = ROOT / "solutions"
@@ -122,6 +146,7 @@ def speed_bench(console, repeat):
         else:
             target, met = f"<= {EXERCISE_RATIO:g}x the student's compute", wall <= EXERCISE_RATIO * student
         rows.append((f"make grade EX={exercise}", wall, student, target, met, _medians(cold, warm=False)[0]))
+    rows += _wrong_rows(console, repeat)
     for suite, target in (("public", PUBLIC_S), ("all", ALL_S)):
         runs = []
         for i in range(repeat):
@@ -147,8 +172,8 @@ def speed_bench(console, repeat):
                    capture_output=True)  # as a student's would after its idle minutes
     table = Table(title=f"grading against the student's own compute, warm, median of {repeat}; {load()}",
                   title_justify="left")
-    for col in ("command (reference submission)", "wall (s)", "student's compute (s)", "ratio", "target",
-                "verdict", "cold: GRADER_WARM=off (s)"):
+    for col in ("command (reference submission unless named)", "wall (s)", "student's compute (s)", "ratio",
+                "target", "verdict", "cold: GRADER_WARM=off (s)"):
         table.add_column(col, justify="left" if col.startswith(("command", "target")) else "right")
     ok = True
     for what, wall, student, target, met, cold in rows:
