@@ -72,6 +72,26 @@ def test_describe_shows_at_most_five_indices():
     assert text.count(": got ") == 5 and "10000 of 10000" in text
 
 
+def test_describe_reports_the_largest_errors_among_the_wrong_finite_elements_only():
+    """Over several chunks: errors of elements not marked wrong, and of NaN or infinite ones, never set the
+    maxima; NaN and Inf are counted on both sides."""
+    rng = np.random.default_rng(5)
+    expected = rng.standard_normal(3 * (1 << 18) + 7)
+    got = (expected + rng.uniform(-1, 1, expected.size)).astype(np.float32)
+    wrong = rng.random(expected.size) < 0.5
+    got[~wrong & (np.arange(expected.size) % 1000 == 0)] = 1e6  # large errors, not marked wrong
+    got[10], expected[20], got[30] = np.nan, np.inf, -np.inf
+    wrong[[10, 20, 30]] = True
+    counted = wrong & np.isfinite(got) & np.isfinite(expected)
+    err = np.abs(got.astype(np.float64) - expected)[counted]
+    rel = err / np.maximum(np.abs(expected[counted]), np.finfo(np.float64).tiny)
+    with np.errstate(invalid="ignore"):
+        text = describe_mismatch(got, expected, wrong, what="x")
+    assert f"max abs error {err.max():.3g}, max rel error {rel.max():.3g}" in text
+    assert "NaN: 1 got vs 0 expected; Inf: 1 got vs 1 expected" in text
+    assert f"x: {int(wrong.sum())} of {expected.size} elements wrong" in text
+
+
 def test_float32_comparison_never_fails_a_correct_element_by_its_own_rounding():
     # float32 answers are compared in float32; this element is exactly at its bound in float64 (|got - expected|
     # = 2**-23 - 2**-30), but float32(expected) = 1.0 puts the float32 difference at 2**-23, above it
