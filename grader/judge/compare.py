@@ -118,10 +118,20 @@ def mask_is_exact(got, scores, limit):
 
 
 def mask_wrong_elements(got, scores, limit):
-    """Boolean array: True where a masked entry (j > i) is above limit or a kept one (j <= i) is not scores's bits."""
-    hide = oracle.future_mask(got.shape[-1])
+    """Boolean array: True where a masked entry (j > i) is above limit (or NaN) or a kept one (j <= i) is not
+    scores's bits. A block of rows at a time, as mask_is_exact reads them: full-size temporaries made it 0.03 s
+    per failed test at ANDREA-120M."""
+    T = got.shape[-1]
+    hide = oracle.future_mask(T)
+    wrong = np.empty(got.shape, dtype=bool)
+    g, w = got.reshape(-1, T, T), wrong.reshape(-1, T, T)
+    gb, sb = g.view(f"u{got.itemsize}"), scores.reshape(-1, T, T).view(f"u{scores.itemsize}")
     with np.errstate(invalid="ignore"):
-        return ~np.where(hide, got <= limit, got.view(f"u{got.itemsize}") == scores.view(f"u{scores.itemsize}"))
+        for r0 in range(0, T, MASK_ROWS):
+            r1 = min(T, r0 + MASK_ROWS)
+            np.not_equal(gb[:, r0:r1], sb[:, r0:r1], out=w[:, r0:r1])
+            np.copyto(w[:, r0:r1], ~(g[:, r0:r1] <= limit), where=hide[r0:r1])
+    return wrong
 
 
 def describe_mismatch(got, expected, wrong, *, what, hints=()):
