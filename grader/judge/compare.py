@@ -134,6 +134,14 @@ def mask_wrong_elements(got, scores, limit):
     return wrong
 
 
+def _largest(values, where):
+    """The largest of values (>= 0) where `where` is True, 0.0 if nowhere; values may be overwritten. Where every
+    value is finite, the others are zeroed and a plain max taken: a max with where= took 20 times longer."""
+    if np.isfinite(values.max()):  # no NaN (a max keeps it) and no infinity, which 0 would turn into NaN
+        return float(np.multiply(values, where, out=values).max())
+    return float(np.max(values, where=where, initial=0.0))
+
+
 def describe_mismatch(got, expected, wrong, *, what, hints=()):
     """The message for a failed comparison: count, first few as `index: got vs expected`, errors, NaN/Inf, hints.
     Read a chunk at a time, as wrong_elements() compares, each chunk's errors in float64 in one buffer and reduced
@@ -157,11 +165,11 @@ def describe_mismatch(got, expected, wrong, *, what, hints=()):
             if c.any():
                 np.subtract(g, e, out=d, dtype=np.float64)
                 np.abs(d, out=d)
-                abs_max = max(abs_max, float(np.max(d, where=c, initial=0.0)))
+                abs_max = max(abs_max, _largest(d, c))
                 np.abs(e, out=s, dtype=np.float64)
                 np.maximum(s, np.finfo(np.float64).tiny, out=s)
                 np.divide(d, s, out=s)
-                rel_max = max(rel_max, float(np.max(s, where=c, initial=0.0)))
+                rel_max = max(rel_max, _largest(s, c))
             if not finite_g.all():
                 nan_got += int(np.count_nonzero(np.isnan(g)))
                 inf_got += int(np.count_nonzero(np.isinf(g)))
