@@ -1,5 +1,6 @@
 """The seam: student code runs in a worker; whatever it does, the grader gets a clear message or a checked array."""
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -159,8 +160,11 @@ def test_a_call_stopped_for_time_while_holding_much_memory_says_so(make_submissi
     """, timeout=4.0) as sub:
         with pytest.raises(WorkerFailed, match="timed out after 4 s") as stopped:
             sub.call("hoard", np.ones(2))
-    assert "the worker held 2.0 GiB of memory (the worker's memory limit is 4 GiB)" in str(stopped.value), \
-        str(stopped.value)
+    # 2.0 GiB once both arrays are written; on a busy machine the time limit can come while the second one still is
+    # (1.9 GiB in one `make test`): anything from the note's threshold (a quarter of the limit) up says the same
+    held = re.search(r"the worker held (\d+\.\d) GiB of memory \(the worker's memory limit is 4 GiB\)",
+                     str(stopped.value))
+    assert held and 1.0 <= float(held.group(1)) <= 2.0, str(stopped.value)
 
 
 @pytest.mark.skipif(not footprint.MemoryLimit.available(), reason="needs a writable memory cgroup (root on Linux)")
