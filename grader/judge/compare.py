@@ -5,6 +5,7 @@ import numpy as np
 from grader.common.failures import WrongAnswer  # noqa: F401  (checks and suites import it from here too)
 from grader.judge import oracle
 from grader.judge.hints import Hint, mistakes_of
+from grader.judge.tolerances import MASK_ROWS
 
 FIRST_SHOWN = 5
 
@@ -90,9 +91,6 @@ def _decide_again(w, d, g, e, b, scale):
     elif n:
         at = np.flatnonzero(maybe)
         w[at] = ~_exactly_right(g[at], e[at], b[at], scale)
-
-
-MASK_ROWS = 64  # rows of every head a mask check reads at a time: each block's temporaries stay in the cache
 
 
 def mask_is_exact(got, scores, limit):

@@ -10,7 +10,7 @@ for the class report to count (grader/report/class_report.py).
 import numpy as np
 
 from grader.judge import memo, oracle
-from grader.judge.tolerances import MASK_LIMIT
+from grader.judge.tolerances import MASK_LIMIT, MASK_ROWS
 
 # every known mistake a hint can name: id -> what the class report calls it
 MISTAKES = {
@@ -127,9 +127,6 @@ def scale_scores(got, expected, Q, K):
         hints.append(Hint("transposed",
                           "your scores are transposed (K Q^T): row i must hold query i's scores, Q[i] . K[j]"))
     return hints
-
-
-MASK_ROWS = 64  # rows of every head read at a time, as compare.mask_is_exact reads them
 
 
 def apply_causal_mask(got, scores):

@@ -23,6 +23,7 @@ import numpy as np
 SAFETY = 2.0
 EXP_ULPS = 4  # glibc/NumPy exp are within 1-4 ulp
 MASK_LIMIT = -1e9  # the lesson's "effectively -inf": any value at or below it counts as masked
+MASK_ROWS = 64  # rows of every head a mask check reads at a time: each block's temporaries stay in the cache
 
 
 def unit_roundoff(dtype):
