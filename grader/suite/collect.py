@@ -99,7 +99,7 @@ class Collector:
             r.message = f"skipped: {reason.removeprefix('Skipped: ')}"
         if report.failed:
             r.passed = False
-            r.failure = dict(report.user_properties).get("failure")
+            r.failure = Kind.__members__.get(dict(report.user_properties).get("failure"))
             r.mistakes = dict(report.user_properties).get("mistakes", [])
             if r.failure is not None:
                 r.message = str(report.longrepr)

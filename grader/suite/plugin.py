@@ -292,6 +292,8 @@ def pytest_runtest_makereport(item, call):
         if failing and suite_of(item.nodeid) == "public":  # a hidden input never reaches a picture
             report.user_properties.append(("picture_input", failing[0][1:]))
     if call.excinfo is not None and call.excinfo.errisinstance(StudentCodeError):  # its message: the hook above
-        report.user_properties.append(("failure", call.excinfo.value.kind))
+        # its name, not the enum: pytest-xdist sends reports between processes as plain data (a self-test that
+        # failed with a student's error under `make test -n 2` became an INTERNALERROR that hid which test failed)
+        report.user_properties.append(("failure", call.excinfo.value.kind.name))
         if call.excinfo.value.mistakes:  # the known mistakes recognised, as ids (grader/judge/hints.py)
             report.user_properties.append(("mistakes", list(call.excinfo.value.mistakes)))
