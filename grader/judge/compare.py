@@ -132,6 +132,17 @@ def mask_wrong_elements(got, scores, limit):
     return wrong
 
 
+def masked_scores(scores):
+    """What a causal mask makes of scores: -inf where j > i, scores's own values elsewhere, in scores's dtype. Only
+    for a wrong mask's message (its first mismatches, errors and infinities): the float64 oracle's answer value for
+    value (float32 -> float64 is exact), 0.03 s at ANDREA-120M. From the oracle, it was the one answer a wrong mask
+    needed that grading the reference never made: where every other answer was made ahead (grader/course/
+    prebuild.py), the wrong mask imported torch to compute it (its first grading 6.9 s, now 2.2 s)."""
+    out = np.array(scores, copy=True)
+    np.copyto(out, -np.inf, where=oracle.future_mask(scores.shape[-1]))
+    return out
+
+
 def _largest(values, where):
     """The largest of values (>= 0) where `where` is True, 0.0 if nowhere; values may be overwritten. Where every
     value is finite, the others are zeroed and a plain max taken: a max with where= took 20 times longer."""

@@ -9,7 +9,7 @@ for the class report to count (grader/report/class_report.py).
 
 import numpy as np
 
-from grader.judge import memo, oracle
+from grader.judge import known_mistakes, memo, oracle
 from grader.judge.tolerances import MASK_LIMIT, MASK_ROWS
 
 # every known mistake a hint can name: id -> what the class report calls it
@@ -205,7 +205,7 @@ def row_softmax(got, expected, scores):
 def weighted_sum(got, expected, A, V):
     hints = []
     transposed = memo.get("weighted_sum with A transposed", (A, V),
-                          lambda: oracle.weighted_sum(np.swapaxes(A, -1, -2), V))
+                          lambda: known_mistakes.weighted_sum_transposed(A, V), oracle_time=False)
     if _matches(got, transposed):
         hints.append(Hint("weights_transposed", "your result is A^T V: output[i] = sum_j A[i, j] V[j] uses row i of A; "
                                                 "check for a transposed A or V (or a swapped einsum index)"))
@@ -235,12 +235,12 @@ def kernel(got, expected, Q, K, V, order):
                           "threads run in: a race; is a __syncthreads() missing between writing and reading shared memory?"))
     # the known mistakes' answers depend on the inputs alone: computed once per machine (memo: the answer cache)
     unscaled = memo.get("kernel without 1/sqrt(d_k)", (Q, K, V),
-                        lambda: oracle.causal_attention(Q * np.sqrt(Q.shape[-1]), K, V))
+                        lambda: known_mistakes.attention(Q, K, V, scaled=False), oracle_time=False)
     if _matches(got, unscaled):
         hints.append(Hint("kernel_no_scale",
                           "O matches attention without the 1/sqrt(d_k) scale: multiply dot(Q[i], K[j]) by 1.0f / sqrtf(d_k)"))
     elif _matches(got, memo.get("kernel mask off by one", (Q, K, V),
-                                lambda: oracle.attention_seeing_ahead(Q, K, V, 1))):
+                                lambda: known_mistakes.attention(Q, K, V, ahead=1), oracle_time=False)):
         hints.append(Hint("kernel_mask_off_by_one",
                           "the mask lets position i see position i + 1: skip every key j > i"))
     return hints
