@@ -68,3 +68,24 @@ def test_a_wrong_answer_s_message_and_hints_import_no_torch():
     assert done.stdout.split() == ["mask:", "1", "of", "3200", "elements", "wrong",
                                    "['weights_transposed',", "'kernel_no_scale',", "'kernel_mask_off_by_one']",
                                    "False"], done.stdout
+
+
+def test_a_kernel_s_mistake_is_named_as_the_whole_answer_check_names_it():
+    """hints._kernel_mistake looks at the first head before computing the whole mistaken answer: it decides as
+    _matches on the whole answer does, on answers near its limit too (a first head just inside it, a later head
+    just outside it)."""
+    from grader.judge import hints
+    rng = np.random.default_rng(11)
+    Q, K, V = (rng.standard_normal((3, 40, 8)).astype(np.float32) for _ in range(3))
+    V[0] /= 10  # the first head's answer far below the whole answer's largest entry, which sets the limit
+    for mistake in ({"scaled": False}, {"ahead": 1}):
+        wrong = known_mistakes.attention(Q, K, V, **mistake)
+        limit = 1e-3 * np.max(np.abs(wrong))
+        answers = [wrong, known_mistakes.attention(Q, K, V), known_mistakes.attention(Q, K, V, ahead=2)]
+        for head, times in ((0, 0.9), (0, 1.1), (2, 0.9), (2, 1.1)):
+            near = wrong.copy()
+            near[head, 7, 3] += times * limit
+            answers.append(near)
+        decided = [hints._kernel_mistake(a, Q, K, V, f"test {mistake}", **mistake) for a in answers]
+        assert decided == [hints._matches(a, wrong) for a in answers] == [True, False, False, True, False, True,
+                                                                           False], (mistake, decided)
