@@ -9,7 +9,7 @@ for the class report to count (grader/report/class_report.py).
 
 import numpy as np
 
-from grader.judge import known_mistakes, memo, oracle
+from grader.judge import memo, oracle
 from grader.judge.tolerances import MASK_LIMIT, MASK_ROWS
 
 # every known mistake a hint can name: id -> what the class report calls it
@@ -105,23 +105,31 @@ def _matches(got, candidate, rel=1e-3):
     return True
 
 
+def _attention_mistake(Q, K, V, ahead=0, scaled=True):
+    """The oracle's attention with a known mistake: scores without 1/sqrt(d_k), or a mask that lets position i see
+    keys up to i + ahead. (Torch's, as the oracle's: a numpy attention in the grader would hand every student the
+    four exercises' answers; the release's leak scan refuses one.)"""
+    if not scaled:
+        Q = np.asarray(Q, np.float64) * np.sqrt(Q.shape[-1])
+    return oracle.attention_seeing_ahead(Q, K, V, ahead)
+
+
 def _kernel_mistake(got, Q, K, V, name, rel=1e-3, **mistake):
-    """Whether O is the answer of a known mistake (known_mistakes.attention(**mistake)), as _matches decides it on
-    the whole answer, computed (and kept per machine: memo) only where the first head could be it: 37 ms, not
-    0.5 s, per mistake and failed test at ANDREA-120M. An attention output's entries are averages of V's rows, so
-    no answer's largest entry exceeds max|V|, nor _matches's limit rel * max(max|V|, 1): a first head off by more
-    is another mistake's answer (the margin covers float64's rounding of those averages)."""
+    """Whether O is the answer of a known mistake (_attention_mistake(**mistake)), as _matches decides it on the
+    whole answer, computed (and kept per machine: memo) only where the first head could be it. An attention
+    output's entries are averages of V's rows, so no answer's largest entry exceeds max|V|, nor _matches's limit
+    rel * max(max|V|, 1): a first head off by more is another mistake's answer (the margin covers float64's
+    rounding of those averages)."""
     T, d_v = Q.shape[-2], V.shape[-1]
     if got.shape != Q.shape[:-1] + (d_v,):
         return False
-    first = known_mistakes.attention(*(a.reshape((-1,) + a.shape[-2:])[:1] for a in (Q, K, V)), **mistake)[0]
+    first = _attention_mistake(*(a.reshape((-1,) + a.shape[-2:])[:1] for a in (Q, K, V)), **mistake)[0]
     limit = rel * max(float(np.max(np.abs(V))), 1.0) * (1 + 1e-9)
     with np.errstate(all="ignore"):
         if not np.all(np.abs(got.reshape(-1, T, d_v)[0] - first) <= limit):
             return False
     # the known mistakes' answers depend on the inputs alone: computed once per machine (memo: the answer cache)
-    return _matches(got, memo.get(name, (Q, K, V), lambda: known_mistakes.attention(Q, K, V, **mistake),
-                                  oracle_time=False), rel)
+    return _matches(got, memo.get(name, (Q, K, V), lambda: _attention_mistake(Q, K, V, **mistake)), rel)
 
 
 def scale_scores(got, expected, Q, K):
@@ -224,7 +232,7 @@ def row_softmax(got, expected, scores):
 def weighted_sum(got, expected, A, V):
     hints = []
     transposed = memo.get("weighted_sum with A transposed", (A, V),
-                          lambda: known_mistakes.weighted_sum_transposed(A, V), oracle_time=False)
+                          lambda: oracle.weighted_sum(np.swapaxes(A, -1, -2), V))
     if _matches(got, transposed):
         hints.append(Hint("weights_transposed", "your result is A^T V: output[i] = sum_j A[i, j] V[j] uses row i of A; "
                                                 "check for a transposed A or V (or a swapped einsum index)"))

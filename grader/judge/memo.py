@@ -35,11 +35,9 @@ def fingerprint(arrays):
     return h.hexdigest()
 
 
-def get(name, arrays, compute, oracle_time=True):
+def get(name, arrays, compute):
     """compute() the first time this test asks for `name` on these inputs; the cached value afterwards. How long
-    computing took (on this machine, whenever it was) is kept too: known_seconds() gives it. oracle_time: compute
-    calls the oracle, whose torch is imported before the clock starts (False for what needs no torch: a hint's
-    known mistakes, grader/judge/known_mistakes.py)."""
+    computing took (on this machine, whenever it was) is kept too: known_seconds() gives it."""
     _state["n"] += 1
     slot = (name, _state["n"], fingerprint(arrays))
     values = _state["values"]
@@ -47,8 +45,7 @@ def get(name, arrays, compute, oracle_time=True):
         clock = {}
 
         def timed():
-            if oracle_time:
-                oracle.ready()  # torch's import (once, seconds) is not part of the oracle's time for these inputs
+            oracle.ready()  # torch's import (once, seconds) is not part of the oracle's time for these inputs
             started = time.perf_counter()
             value = compute()
             clock["seconds"] = time.perf_counter() - started

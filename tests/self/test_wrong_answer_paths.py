@@ -1,0 +1,67 @@
+"""What a wrong answer's message and hints compare it with: the mask's message with the masked scores built in
+numpy (compare.masked_scores: the oracle's value for value, no torch), a kernel's known mistakes computed whole only
+where the first head could be one (hints._kernel_mistake: deciding as the whole-answer check does)."""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from grader.judge import oracle
+from grader.judge.compare import masked_scores
+from helpers import ROOT
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1, 1), (17, 17), (2, 3, 64, 64)])
+def test_the_masked_scores_are_the_oracle_s_value_for_value(shape, dtype):
+    scores = np.random.default_rng(5).standard_normal(shape).astype(dtype) * 30
+    mine = masked_scores(scores)
+    assert mine.dtype == scores.dtype and np.array_equal(mine.astype(np.float64), oracle.apply_causal_mask(scores))
+    assert np.array_equal(scores, np.random.default_rng(5).standard_normal(shape).astype(dtype) * 30)  # untouched
+
+
+def test_a_wrong_mask_s_message_imports_no_torch():
+    """In a process of its own (torch must not be imported before): a wrong mask's message and hints. Every other
+    answer a wrong mask needs, grading the reference made (Gradescope's image: grader/course/prebuild.py)."""
+    code = textwrap.dedent("""
+        import sys
+        import numpy as np
+        from grader.judge import hints
+        from grader.judge.compare import masked_scores, mask_wrong_elements, mismatch
+        from grader.judge.tolerances import MASK_LIMIT
+        scores = np.random.default_rng(0).standard_normal((2, 40, 40))
+        leaky = masked_scores(scores)
+        leaky[0, 3, 9] = 1.0
+        message = str(mismatch(leaky, masked_scores(scores), mask_wrong_elements(leaky, scores, MASK_LIMIT),
+                               what="mask", hints=hints.apply_causal_mask(leaky, scores)))
+        print(message.splitlines()[0], "torch" in sys.modules)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["mask:", "1", "of", "3200", "elements", "wrong", "False"], done.stdout
+
+
+def test_a_kernel_s_mistake_is_named_as_the_whole_answer_check_names_it():
+    """hints._kernel_mistake looks at the first head before computing the whole mistaken answer: it decides as
+    _matches on the whole answer does, on answers near its limit too (a first head just inside it, a later head
+    just outside it)."""
+    from grader.judge import hints
+    rng = np.random.default_rng(11)
+    Q, K, V = (rng.standard_normal((3, 40, 8)).astype(np.float32) for _ in range(3))
+    V[0] /= 10  # the first head's answer far below the whole answer's largest entry, which sets the limit
+    for mistake in ({"scaled": False}, {"ahead": 1}):
+        wrong = hints._attention_mistake(Q, K, V, **mistake)
+        limit = 1e-3 * np.max(np.abs(wrong))
+        answers = [wrong, oracle.causal_attention(Q, K, V), oracle.attention_seeing_ahead(Q, K, V, 2)]
+        for head, times in ((0, 0.9), (0, 1.1), (2, 0.9), (2, 1.1)):
+            near = wrong.copy()
+            near[head, 7, 3] += times * limit
+            answers.append(near)
+        decided = [hints._kernel_mistake(a, Q, K, V, f"test {mistake}", **mistake) for a in answers]
+        assert decided == [hints._matches(a, wrong) for a in answers] == [True, False, False, True, False, True,
+                                                                           False], (mistake, decided)
+    unscaled = oracle.causal_attention(Q.astype(np.float64) * np.sqrt(8), K, V)  # the mistake, as the oracle makes it
+    np.testing.assert_allclose(hints._attention_mistake(Q, K, V, scaled=False), unscaled, rtol=1e-12, atol=1e-12)
