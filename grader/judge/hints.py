@@ -116,14 +116,16 @@ def _attention_mistake(Q, K, V, ahead=0, scaled=True):
 
 def _kernel_mistake(got, Q, K, V, name, rel=1e-3, **mistake):
     """Whether O is the answer of a known mistake (_attention_mistake(**mistake)), as _matches decides it on the
-    whole answer, computed (and kept per machine: memo) only where the first head could be it. An attention
-    output's entries are averages of V's rows, so no answer's largest entry exceeds max|V|, nor _matches's limit
-    rel * max(max|V|, 1): a first head off by more is another mistake's answer (the margin covers float64's
-    rounding of those averages)."""
+    whole answer, computed only where the first head could be it. An attention output's entries are averages of
+    V's rows, so no answer's largest entry exceeds max|V|, nor _matches's limit rel * max(max|V|, 1): a first head
+    off by more is another mistake's answer (the margin covers float64's rounding of those averages). Both are
+    kept per machine (memo: the answer cache), the first head too: a later grading of the same wrong kernel then
+    imports no torch."""
     T, d_v = Q.shape[-2], V.shape[-1]
     if got.shape != Q.shape[:-1] + (d_v,):
         return False
-    first = _attention_mistake(*(a.reshape((-1,) + a.shape[-2:])[:1] for a in (Q, K, V)), **mistake)[0]
+    first = memo.get(f"{name}, first head", (Q, K, V), lambda: _attention_mistake(
+        *(a.reshape((-1,) + a.shape[-2:])[:1] for a in (Q, K, V)), **mistake)[0])
     limit = rel * max(float(np.max(np.abs(V))), 1.0) * (1 + 1e-9)
     with np.errstate(all="ignore"):
         if not np.all(np.abs(got.reshape(-1, T, d_v)[0] - first) <= limit):
