@@ -77,8 +77,10 @@ if [ ! -f "$WORK/attention.py" ]; then
     refuse "Your submission has no attention.py: upload attention.py and microgpt_cuda.cu (or the course notebook attention.ipynb with your answers)."
   fi
 fi
-# Gradescope's container counts every byte: freed arrays go back at once (grader/common/environment.py)
-GRADER_HEAP=lean GRADER_REQUIRE_ISOLATION={require} "$PY" -m grader grade --submission "$WORK" --suite all --results "$WORK.results.json"
+# Gradescope's container counts every byte: freed arrays go back at once (grader/common/environment.py). No
+# pictures: Gradescope shows results.json, not files, and drawing one ran the student's code once more and the
+# oracle (torch: seconds and hundreds of MB) for every failing pictured exercise
+GRADER_HEAP=lean GRADER_REQUIRE_ISOLATION={require} "$PY" -m grader grade --submission "$WORK" --suite all --pictures none --results "$WORK.results.json"
 status=$?
 if [ -s "$WORK.results.json" ]; then
   mv "$WORK.results.json" "$ROOT/results/results.json"

@@ -4,8 +4,9 @@ of grading:
 - the CPU runtime's objects, which every kernel build links, and its precompiled header, which every kernel
   compile reads;
 - every expected answer of both suites, with the big seeded inputs, in this machine's cache
-  (grader/judge/shared_expected.py), by grading the reference once (it must get full marks). A grading then
-  computes none and imports no torch.
+  (grader/judge/shared_expected.py), by grading the reference once (it must get full marks), and the answers
+  of the known mistakes a wrong weighted sum's or kernel's hints compare it with (grader/judge/hints.py:
+  prepare). A grading then computes none and imports no torch, whether its answers are right or wrong.
 
 Gradescope's setup.sh runs it when it builds the autograder's image: every submission is graded in a fresh
 container made from that image, so without it each one compiled the runtime's 13 files again (about 20 s on one
@@ -46,6 +47,7 @@ def _expected_answers():
     grading's cold peak is at that limit already (one more process waiting on it was one too many)."""
     import argparse
     from grader.common.layout import REFERENCE, REFERENCE_KERNEL
+    from grader.judge import memo
     from grader.student import grade as grading
     if not (REFERENCE.is_file() and REFERENCE_KERNEL.is_file()):
         print("no reference here (solutions/): the first gradings compute the expected answers")
@@ -58,6 +60,7 @@ def _expected_answers():
         args = parser.parse_args(["--submission", str(REFERENCE.parent), "--suite", "all", "--pictures", "none",
                                   "--results", str(out)])
         args.process_start = started
+        memo.prepare()  # the known mistakes' answers too
         status = grading.main(args)
         if not out.is_file():
             print(f"grader: grading the reference to compute the expected answers failed (exit code {status})",

@@ -118,9 +118,15 @@ def build(control):
         return ROOT / "exercises"
     folder = BUILD / control.name
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / SUBMISSION_FILE).write_text(mutate(REFERENCE.read_text(), control.source, control.prelude))
-    (folder / KERNEL_FILE).write_text(edit_kernel(control.kernel or REFERENCE_KERNEL.read_text(), control.kernel_edits))
+    for name, text in files(control).items():
+        (folder / name).write_text(text)
     return folder
+
+
+def files(control):
+    """{file name: text} of a control's submission: the reference with the control's functions and kernel edits."""
+    return {SUBMISSION_FILE: mutate(REFERENCE.read_text(), control.source, control.prelude),
+            KERNEL_FILE: edit_kernel(control.kernel or REFERENCE_KERNEL.read_text(), control.kernel_edits)}
 
 
 def edit_kernel(text, edits):

@@ -104,6 +104,7 @@ def _sent_then_expected(student, func, args, compute):
     call = _Call(student, func, *args, limit=limit)
     with timed("compare"):
         expected, bound = memo.get(func, arrays, compute)
+        hints.prepare(func, arrays)  # prebuild: a wrong answer's known mistakes too
     return call, expected, bound
 
 
@@ -216,6 +217,7 @@ def check_inputs_unchanged(student, func, named_args, *, what):
     call = _Call(student, func, *args, return_args=True)  # a stub is reported before anything is computed
     with timed("compare"):
         expected, bound = _expected(func, tuple(sent))
+        hints.prepare(func, sent)
     got, after = call.result()
     for name, before, back in zip(names, sent, after):
         assert_unchanged(before, back, func=func, name=name)

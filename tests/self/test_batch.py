@@ -200,6 +200,14 @@ def _run_autograder(tmp_path, upload, preexec_fn=None, prebuilt=None, env=()):
         z.extractall(root / "source")
     if prebuilt is not None:
         prebuilt.update(_as_setup_leaves_it(root / "source", preexec_fn))
+    return _grade_upload(root, upload, preexec_fn, env)
+
+
+def _grade_upload(root, upload, preexec_fn=None, env=()):
+    """run_autograder once more in the image root holds, on another upload: a submission's grading, as in a fresh
+    container from the image (setup.sh's files as they were; run_autograder writes results/ only)."""
+    shutil.rmtree(root / "submission", ignore_errors=True)
+    shutil.rmtree(root / "results", ignore_errors=True)
     (root / "submission").mkdir(parents=True)
     for name, text in upload.items():
         (root / "submission" / name).write_text(text)
@@ -211,16 +219,32 @@ def _run_autograder(tmp_path, upload, preexec_fn=None, prebuilt=None, env=()):
     return json.loads((root / "results" / "results.json").read_text())
 
 
+def _scores(results):
+    """{exercise: points earned} of a results.json (each test's first tag is its exercise)."""
+    earned = {}
+    for test in results["tests"]:
+        earned[test["tags"][0]] = earned.get(test["tags"][0], 0) + test["score"]
+    return earned
+
+
 @pytest.mark.skipif(not footprint.MemoryLimit.available(), reason="needs a writable memory cgroup (root on Linux)")
 def test_gradescope_grades_the_reference_in_full_within_the_stated_memory(tmp_path):
     """The memory docs/instructors.md tells instructors to choose, enforced by the kernel as Gradescope's container
     would, on setup.sh's `prebuild` (every expected answer of both suites, computed from a cold cache) and then on
     the grading of the reference (both suites and the build of its kernel): every point, nothing killed, and the
-    grading computes no answer of its own (it finds each one where prebuild left it)."""
+    grading computes no answer of its own (it finds each one where prebuild left it). Then a wrong submission, in
+    a fresh container too: a weighted sum and a kernel whose known mistakes the hints name (their answers made by
+    prebuild as well: grader/judge/hints.py, prepare), graded as those controls are, computing nothing either."""
+    from grader.dev import controls
     upload = {name: (ROOT / "solutions" / name).read_text() for name in ("attention.py", "microgpt_cuda.cu")}
+    known = {c.name: c for c in controls.all_controls()}
+    wrong_sum, wrong_kernel = known["weighted_sum_transposed"], known["kernel_no_scale"]
+    wrong_upload = {"attention.py": controls.files(wrong_sum)["attention.py"],
+                    "microgpt_cuda.cu": controls.files(wrong_kernel)["microgpt_cuda.cu"]}
     prebuilt = {}
     with footprint.MemoryLimit(footprint.TARGET_MEMORY) as limit:
         results = _run_autograder(tmp_path, upload, preexec_fn=limit.enter_child, prebuilt=prebuilt)
+        wrong = _grade_upload(tmp_path / "autograder", wrong_upload, preexec_fn=limit.enter_child)
         killed, peak = limit.out_of_memory_kills(), limit.peak()
     assert killed == 0, f"the out-of-memory killer ran {killed} time(s) under {footprint.TARGET_MEMORY / 1e9} GB"
     assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 0, results.get("output")
@@ -228,7 +252,11 @@ def test_gradescope_grades_the_reference_in_full_within_the_stated_memory(tmp_pa
     assert prebuilt and all(p.stat().st_mtime_ns == t for p, t in prebuilt.items())  # used as setup.sh left them
     computed = [p for p in (tmp_path / "autograder" / "source" / "build" / "expected").rglob("*")
                 if p.is_file() and p.suffix != ".lock" and p not in prebuilt]
-    assert computed == [], computed  # the grading computed nothing that setup.sh had not
+    assert computed == [], computed  # neither grading computed anything that setup.sh had not
+    declared = {**_scores(results), **wrong_sum.scores, **wrong_kernel.scores}
+    assert _scores(wrong) == declared, (_scores(wrong), declared)
+    messages = "\n".join(t.get("output", "") for t in wrong["tests"])
+    assert wrong_sum.hint in messages and wrong_kernel.hint in messages
 
 
 def test_gradescope_grades_a_notebook_uploaded_by_mistake_from_its_answer_cells(tmp_path):
