@@ -5,8 +5,9 @@ of grading:
   compile reads;
 - every expected answer of both suites, with the big seeded inputs, in this machine's cache
   (grader/judge/shared_expected.py), by grading the reference once (it must get full marks), and the answers
-  of the known mistakes a wrong weighted sum's or kernel's hints compare it with (grader/judge/hints.py:
-  prepare). A grading then computes none and imports no torch, whether its answers are right or wrong.
+  of the known mistakes a wrong weighted sum's or kernel's hints compare it with
+  (grader/judge/mistaken_answers.py). A grading then computes none and imports no torch, whether its answers
+  are right or wrong.
 
 Gradescope's setup.sh runs it when it builds the autograder's image: every submission is graded in a fresh
 container made from that image, so without it each one compiled the runtime's 13 files again (about 20 s on one

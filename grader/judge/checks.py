@@ -11,6 +11,7 @@ import numpy as np
 
 from grader.judge import hints
 from grader.judge import memo
+from grader.judge import mistaken_answers
 from grader.common import records
 from grader.judge import oracle
 from grader.judge import tolerances as tol
@@ -104,7 +105,7 @@ def _sent_then_expected(student, func, args, compute):
     call = _Call(student, func, *args, limit=limit)
     with timed("compare"):
         expected, bound = memo.get(func, arrays, compute)
-        hints.prepare(func, arrays)  # prebuild: a wrong answer's known mistakes too
+        mistaken_answers.prepare(func, arrays)  # prebuild: a wrong answer's known mistakes too
     return call, expected, bound
 
 
@@ -217,7 +218,7 @@ def check_inputs_unchanged(student, func, named_args, *, what):
     call = _Call(student, func, *args, return_args=True)  # a stub is reported before anything is computed
     with timed("compare"):
         expected, bound = _expected(func, tuple(sent))
-        hints.prepare(func, sent)
+        mistaken_answers.prepare(func, sent)
     got, after = call.result()
     for name, before, back in zip(names, sent, after):
         assert_unchanged(before, back, func=func, name=name)

@@ -9,7 +9,7 @@ for the class report to count (grader/report/class_report.py).
 
 import numpy as np
 
-from grader.judge import memo, oracle
+from grader.judge import mistaken_answers as answers, oracle
 from grader.judge.tolerances import MASK_LIMIT, MASK_ROWS
 
 # every known mistake a hint can name: id -> what the class report calls it
@@ -105,67 +105,21 @@ def _matches(got, candidate, rel=1e-3):
     return True
 
 
-def _attention_mistake(Q, K, V, ahead=0, scaled=True):
-    """The oracle's attention with a known mistake: scores without 1/sqrt(d_k), or a mask that lets position i see
-    keys up to i + ahead. (Torch's, as the oracle's: a numpy attention in the grader would hand every student the
-    four exercises' answers; the release's leak scan refuses one.)"""
-    if not scaled:
-        Q = np.asarray(Q, np.float64) * np.sqrt(Q.shape[-1])
-    return oracle.attention_seeing_ahead(Q, K, V, ahead)
-
-
-# the kernel's known mistakes: the name of its answer in the answer cache (memo), and _attention_mistake's words
-KERNEL_MISTAKES = {"kernel_no_scale": ("kernel without 1/sqrt(d_k)", {"scaled": False}),
-                   "kernel_mask_off_by_one": ("kernel mask off by one", {"ahead": 1})}
-
-
-def _first_head(Q, K, V, mistake):
-    """A kernel mistake's answer for the first head alone (memo: kept per machine, like the whole answer)."""
-    name, words = KERNEL_MISTAKES[mistake]
-    return memo.get_for_inputs(f"{name}, first head", (Q, K, V), lambda: _attention_mistake(
-        *(a.reshape((-1,) + a.shape[-2:])[:1] for a in (Q, K, V)), **words)[0])
-
-
-def _whole_answer(Q, K, V, mistake):
-    name, words = KERNEL_MISTAKES[mistake]
-    return memo.get_for_inputs(name, (Q, K, V), lambda: _attention_mistake(Q, K, V, **words))
-
-
 def _kernel_mistake(got, Q, K, V, mistake, rel=1e-3):
-    """Whether O is the answer of a known mistake (KERNEL_MISTAKES), as _matches decides it on the whole answer,
-    computed only where the first head could be it. An attention output's entries are averages of V's rows, so
-    no answer's largest entry exceeds max|V|, nor _matches's limit rel * max(max|V|, 1): a first head off by more
-    is another mistake's answer (the margin covers float64's rounding of those averages). Both depend on the
-    inputs alone and are kept per machine (memo: the answer cache): a later grading of the same wrong kernel
-    imports no torch, nor any grading from a cache prebuild made (prepare)."""
+    """Whether O is the answer of a known mistake (mistaken_answers.KERNEL), as _matches decides it on the whole
+    answer, computed only where the first head could be it. An attention output's entries are averages of V's
+    rows, so no answer's largest entry exceeds max|V|, nor _matches's limit rel * max(max|V|, 1): a first head off
+    by more is another mistake's answer (the margin covers float64's rounding of those averages). Both are kept
+    per machine (mistaken_answers): a later grading of the same wrong kernel imports no torch, nor any grading
+    from a cache prebuild made."""
     T, d_v = Q.shape[-2], V.shape[-1]
     if got.shape != Q.shape[:-1] + (d_v,):
         return False
     limit = rel * max(float(np.max(np.abs(V))), 1.0) * (1 + 1e-9)
     with np.errstate(all="ignore"):
-        if not np.all(np.abs(got.reshape(-1, T, d_v)[0] - _first_head(Q, K, V, mistake)) <= limit):
+        if not np.all(np.abs(got.reshape(-1, T, d_v)[0] - answers.first_head(Q, K, V, mistake)) <= limit):
             return False
-    return _matches(got, _whole_answer(Q, K, V, mistake), rel)
-
-
-def _weighted_sum_transposed(A, V):
-    return memo.get_for_inputs("weighted_sum with A transposed", (A, V),
-                               lambda: oracle.weighted_sum(np.swapaxes(A, -1, -2), V))
-
-
-def prepare(func, arrays):
-    """While memo.preparing() (`python -m grader prebuild`, grading the reference): make now the known mistakes'
-    answers that func's hints would compare a wrong answer with, those that depend on the inputs alone. A wrong
-    weighted sum or kernel then finds them in the answer cache, as the expected answers, and imports no torch: on
-    Gradescope, every submission is graded in a fresh container from the cache prebuild filled."""
-    if not memo.preparing():
-        return
-    if func == "weighted_sum":
-        _weighted_sum_transposed(*arrays)
-    elif func == "cuda_kernel":
-        for mistake in KERNEL_MISTAKES:
-            _first_head(*arrays, mistake)
-            _whole_answer(*arrays, mistake)
+    return _matches(got, answers.whole(Q, K, V, mistake), rel)
 
 
 def scale_scores(got, expected, Q, K):
@@ -267,7 +221,7 @@ def row_softmax(got, expected, scores):
 
 def weighted_sum(got, expected, A, V):
     hints = []
-    if _matches(got, _weighted_sum_transposed(A, V)):
+    if _matches(got, answers.weighted_sum_transposed(A, V)):
         hints.append(Hint("weights_transposed", "your result is A^T V: output[i] = sum_j A[i, j] V[j] uses row i of A; "
                                                 "check for a transposed A or V (or a swapped einsum index)"))
     return hints

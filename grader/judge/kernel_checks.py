@@ -7,7 +7,7 @@ import numpy as np
 from grader.common import environment, records
 from grader.common.failures import StudentCodeError, TimedOut
 from grader.common.records import timed
-from grader.judge import hints, memo, oracle
+from grader.judge import hints, memo, mistaken_answers, oracle
 from grader.judge import tolerances as tol
 from grader.judge.checks import PICTURE_T, _Call, _pictured  # the Python checks' call and picture, shared
 from grader.judge.compare import assert_close, expect_array, wrong_elements
@@ -93,7 +93,7 @@ def check_kernel(kernel, Q, K, V, *, what, order="forward", timing=False):
     running = _Call(runner, "causal_attention_forward", Q, K, V, order=order, limit=(limit.seconds, words))
     with timed("compare"):
         expected, bound = kernel_expected(Q, K, V)
-        hints.prepare("cuda_kernel", (Q, K, V))  # prebuild: a wrong kernel's known mistakes too
+        mistaken_answers.prepare("cuda_kernel", (Q, K, V))  # prebuild: a wrong kernel's known mistakes too
     try:
         got, warnings = running.result(), runner.warnings
     except TimedOut as exc:

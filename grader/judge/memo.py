@@ -50,7 +50,7 @@ def get_for_inputs(name, arrays, compute):
 
 
 def prepare(on=True):
-    """From now on, checks also make what a wrong answer's hints would need (grader/judge/hints.py: prepare):
+    """From now on, checks also make what a wrong answer's hints would need (grader/judge/mistaken_answers.py):
     `python -m grader prebuild` grades the reference so, and no wrong submission graded from its cache imports
     torch (on Gradescope, every submission is graded in a fresh container from that cache)."""
     _state["preparing"] = on

@@ -113,8 +113,7 @@ def machine_folder():
     from grader.common.layout import CACHE_ROOT, ROOT
     here = Path(__file__).parent
     h = hashlib.sha256()
-    # not hints.py: the known mistakes' answers it keeps here (hints.prepare) name mistakes, they never score, and
-    # an edit of a hint's words would otherwise make every answer again
+    # not mistaken_answers.py: the known mistakes' answers it keeps here name mistakes in hints, they never score
     for path in (here / "oracle.py", here / "tolerances.py", here / "inputs.py", here / "checks.py",
                  here / "kernel_checks.py", here / "memo.py", ROOT / "solutions" / "attention.py"):
         try:

@@ -1,6 +1,7 @@
 """What a wrong answer's message and hints compare it with: the mask's message with the masked scores built in
 numpy (compare.masked_scores: the oracle's value for value, no torch), a kernel's known mistakes computed whole only
-where the first head could be one (hints._kernel_mistake: deciding as the whole-answer check does)."""
+where the first head could be one (hints._kernel_mistake: deciding as the whole-answer check does), and made
+ahead by prebuild (grader/judge/mistaken_answers.py)."""
 
 import subprocess
 import sys
@@ -48,12 +49,12 @@ def test_a_kernel_s_mistake_is_named_as_the_whole_answer_check_names_it():
     """hints._kernel_mistake looks at the first head before computing the whole mistaken answer: it decides as
     _matches on the whole answer does, on answers near its limit too (a first head just inside it, a later head
     just outside it)."""
-    from grader.judge import hints
+    from grader.judge import hints, mistaken_answers
     rng = np.random.default_rng(11)
     Q, K, V = (rng.standard_normal((3, 40, 8)).astype(np.float32) for _ in range(3))
     V[0] /= 10  # the first head's answer far below the whole answer's largest entry, which sets the limit
-    for mistake, (_, words) in hints.KERNEL_MISTAKES.items():
-        wrong = hints._attention_mistake(Q, K, V, **words)
+    for mistake, (_, words) in mistaken_answers.KERNEL.items():
+        wrong = mistaken_answers.attention(Q, K, V, **words)
         limit = 1e-3 * np.max(np.abs(wrong))
         answers = [wrong, oracle.causal_attention(Q, K, V), oracle.attention_seeing_ahead(Q, K, V, 2)]
         for head, times in ((0, 0.9), (0, 1.1), (2, 0.9), (2, 1.1)):
@@ -64,30 +65,30 @@ def test_a_kernel_s_mistake_is_named_as_the_whole_answer_check_names_it():
         assert decided == [hints._matches(a, wrong) for a in answers] == [True, False, False, True, False, True,
                                                                            False], (mistake, decided)
     unscaled = oracle.causal_attention(Q.astype(np.float64) * np.sqrt(8), K, V)  # the mistake, as the oracle makes it
-    np.testing.assert_allclose(hints._attention_mistake(Q, K, V, scaled=False), unscaled, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(mistaken_answers.attention(Q, K, V, scaled=False), unscaled, rtol=1e-12, atol=1e-12)
 
 
 def test_prebuild_makes_the_known_mistakes_a_wrong_answer_is_compared_with(tmp_path, monkeypatch):
-    """prebuild grades the reference with memo.prepare() on, and hints.prepare then puts in the answer cache the
-    known mistakes' answers a wrong weighted sum or kernel is compared with: a later grading (a fresh container on
-    Gradescope) names those mistakes with no oracle, so no torch. A test the reference's grading never prepared
+    """prebuild grades the reference with memo.prepare() on, and mistaken_answers.prepare puts in the answer cache
+    the known mistakes' answers a wrong weighted sum or kernel is compared with: a later grading (a fresh container
+    on Gradescope) names those mistakes with no oracle, so no torch. A test the reference's grading never prepared
     still needs the oracle."""
-    from grader.judge import hints, memo, shared_expected
+    from grader.judge import hints, memo, mistaken_answers, shared_expected
     rng = np.random.default_rng(3)
     Q, K, V = (rng.standard_normal((2, 24, 8)).astype(np.float32) for _ in range(3))
     A = rng.random((2, 24, 24)).astype(np.float32)
     answers = {"weights_transposed": oracle.weighted_sum(np.swapaxes(A, -1, -2), V).astype(np.float32),
-               **{m: hints._attention_mistake(Q, K, V, **words).astype(np.float32)
-                  for m, (_, words) in hints.KERNEL_MISTAKES.items()}}
+               **{m: mistaken_answers.attention(Q, K, V, **words).astype(np.float32)
+                  for m, (_, words) in mistaken_answers.KERNEL.items()}}
     monkeypatch.setattr(memo, "_state", dict(memo._state, key=None, preparing=False))
     shared_expected.use(tmp_path)
     try:
         memo.begin("a test the reference was graded on")
-        hints.prepare("weighted_sum", (A, V))  # not preparing: makes nothing
+        mistaken_answers.prepare("weighted_sum", (A, V))  # not preparing: makes nothing
         assert not any(tmp_path.iterdir())
         memo.prepare()
-        hints.prepare("weighted_sum", (A, V))
-        hints.prepare("cuda_kernel", (Q, K, V))
+        mistaken_answers.prepare("weighted_sum", (A, V))
+        mistaken_answers.prepare("cuda_kernel", (Q, K, V))
         memo.prepare(False)
         memo.begin("another test")
         memo.begin("a test the reference was graded on")  # a later grading's: nothing in memory, all on disk
@@ -97,7 +98,7 @@ def test_prebuild_makes_the_known_mistakes_a_wrong_answer_is_compared_with(tmp_p
         monkeypatch.setattr(oracle, "weighted_sum", no_oracle)
         monkeypatch.setattr(oracle, "attention_seeing_ahead", no_oracle)
         named = {"weights_transposed": hints.weighted_sum(answers["weights_transposed"], None, A, V)}
-        for mistake in hints.KERNEL_MISTAKES:
+        for mistake in mistaken_answers.KERNEL:
             named[mistake] = hints.kernel(answers[mistake], None, Q, K, V, "forward")
         assert {m: hints.mistakes_of(h) for m, h in named.items()} == {m: [m] for m in answers}
         memo.begin("a test the reference was not graded on")
