@@ -219,14 +219,6 @@ def _grade_upload(root, upload, preexec_fn=None, env=()):
     return json.loads((root / "results" / "results.json").read_text())
 
 
-def _scores(results):
-    """{exercise: points earned} of a results.json (each test's first tag is its exercise)."""
-    earned = {}
-    for test in results["tests"]:
-        earned[test["tags"][0]] = earned.get(test["tags"][0], 0) + test["score"]
-    return earned
-
-
 @pytest.mark.skipif(not footprint.MemoryLimit.available(), reason="needs a writable memory cgroup (root on Linux)")
 def test_gradescope_grades_the_reference_in_full_within_the_stated_memory(tmp_path):
     """The memory docs/instructors.md tells instructors to choose, enforced by the kernel as Gradescope's container
@@ -234,8 +226,8 @@ def test_gradescope_grades_the_reference_in_full_within_the_stated_memory(tmp_pa
     the grading of the reference (both suites and the build of its kernel): every point, nothing killed, and the
     grading computes no answer of its own (it finds each one where prebuild left it). Then a wrong submission, in
     a fresh container too: a weighted sum and a kernel whose known mistakes the hints name (their answers made by
-    prebuild as well: grader/judge/hints.py, prepare), graded as those controls are, computing nothing either."""
-    from grader.dev import controls
+    prebuild as well: grader/judge/mistaken_answers.py), graded as those controls are, computing nothing either."""
+    from grader.dev import controls, verdict
     upload = {name: (ROOT / "solutions" / name).read_text() for name in ("attention.py", "microgpt_cuda.cu")}
     known = {c.name: c for c in controls.all_controls()}
     wrong_sum, wrong_kernel = known["weighted_sum_transposed"], known["kernel_no_scale"]
@@ -253,10 +245,14 @@ def test_gradescope_grades_the_reference_in_full_within_the_stated_memory(tmp_pa
     computed = [p for p in (tmp_path / "autograder" / "source" / "build" / "expected").rglob("*")
                 if p.is_file() and p.suffix != ".lock" and p not in prebuilt]
     assert computed == [], computed  # neither grading computed anything that setup.sh had not
-    declared = {**_scores(results), **wrong_sum.scores, **wrong_kernel.scores}
-    assert _scores(wrong) == declared, (_scores(wrong), declared)
-    messages = "\n".join(t.get("output", "") for t in wrong["tests"])
+    totals = verdict.per_exercise(wrong)  # the two controls' points, full marks elsewhere
+    declared = {ex: wrong_sum.scores.get(ex, wrong_kernel.scores.get(ex, possible))
+                for ex, (_, possible) in totals.items()}
+    assert {ex: earned for ex, (earned, _) in totals.items()} == declared, (totals, declared)
+    messages = "\n".join(t["output"] for t in wrong["tests"])
+    mistakes = {m for t in wrong["tests"] for m in (t.get("extra_data") or {}).get("mistakes") or ()}
     assert wrong_sum.hint in messages and wrong_kernel.hint in messages
+    assert {wrong_sum.mistake, wrong_kernel.mistake} <= mistakes, mistakes
 
 
 def test_gradescope_grades_a_notebook_uploaded_by_mistake_from_its_answer_cells(tmp_path):
