@@ -38,11 +38,9 @@ def copy_student_grader(dest):
     if (ROOT / "docs" / "pictures").is_dir():  # the README shows one
         shutil.copytree(ROOT / "docs" / "pictures", dest / "docs" / "pictures", dirs_exist_ok=True)
     shutil.copy2(ROOT / "conftest.py", dest / "conftest.py")
-    (dest / "requirements.txt").write_text(_requirements_for_students())  # what `grader doctor` checks there
-
-
-def _requirements_for_students():
-    return (ROOT / "requirements" / "grading.txt").read_text()  # grading only: no course or development tools
+    # grading only: no course or development tools; what `grader doctor` checks there. Copied with its time, as
+    # every other file here: a venv already installed from it is not reinstalled because the copy is newer
+    shutil.copy2(ROOT / "requirements" / "grading.txt", dest / "requirements.txt")
 
 
 STUDENT_MAKEFILE = """\
