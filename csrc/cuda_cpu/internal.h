@@ -45,6 +45,11 @@ void check_guarded_memory();  // after every launch: a changed slack byte is an 
 // Where `addr` lies relative to the guarded buffers, in words ("4 bytes past the end of O ..."), into out.
 // Called from the fault handler: no allocation, no locks.
 bool describe_address(const void* addr, bool write, bool know_write, char* out, size_t n);
+// The byte around and inside fresh buffers (memory.cpp) and shared arrays (shared_memory.cpp): memory a kernel has
+// not written is garbage, as on a GPU, and every float made of it is a NaN; a changed byte of slack is a stray write.
+constexpr unsigned char kPoison = 0xFF;
+// The system's page size: guards and shared windows are whole pages (shared_memory.cpp too).
+size_t page_size();
 // The size of each far guard region (16 GiB, less under an address-space limit), for buffers and shared arrays.
 size_t far_guard_bytes();
 

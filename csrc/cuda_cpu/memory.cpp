@@ -19,9 +19,14 @@
 #include <mutex>
 
 namespace cuda_cpu {
+
+size_t page_size() {
+    static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    return page;
+}
+
 namespace {
 
-constexpr unsigned char kPoison = 0xFF;
 constexpr int kMaxBuffers = 4096;
 constexpr size_t kFarGuard = size_t(16) << 30;       // each side: 2^31 8-byte or 2^32 4-byte elements
 constexpr size_t kAddressBudget = size_t(32) << 40;  // of the 128 TiB a process may address (x86-64, arm64)
@@ -40,11 +45,6 @@ struct Buffer {
 Buffer buffers[kMaxBuffers];
 std::mutex buffers_mutex;
 size_t reserved = 0;  // address space held by every buffer's range, live or in quarantine
-
-size_t page_size() {
-    static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    return page;
-}
 
 // The guard's size: kFarGuard, unless an address-space limit (RLIMIT_AS) would count it as memory; then a small
 // share of that limit, so that reserving guards never starves the program.

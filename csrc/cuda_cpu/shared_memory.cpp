@@ -26,8 +26,6 @@
 
 namespace cuda_cpu {
 
-constexpr unsigned char kPoison = 0xFF;  // every float made of these bytes is a NaN
-
 struct Window {
     char* map = nullptr;  // front guard, room, back guard
     size_t map_bytes = 0;
@@ -55,13 +53,8 @@ Window registry[kMaxWindows];
 std::atomic<int> windows_made{0};
 std::mutex windows_mutex;  // making windows, and the pool of sets
 std::vector<SharedWindows*> spare_sets;
-size_t reserved = 0;  // address space held by windows
-constexpr size_t kAddressBudget = size_t(32) << 40;  // beside memory.cpp's 32 TiB, of the 128 TiB a process has
-
-size_t page_size() {
-    static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    return page;
-}
+size_t windows_reserved = 0;  // address space held by windows
+constexpr size_t kWindowsAddressBudget = size_t(32) << 40;  // beside memory.cpp's 32 TiB, of the 128 TiB a process has
 
 size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
@@ -72,8 +65,8 @@ size_t room() { return round_up(kSharedArenaBytes, page_size()) + page_size(); }
 size_t address_budget() {
     static const size_t budget = [] {
         rlimit limit{};
-        if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return kAddressBudget;
-        return std::min(kAddressBudget, static_cast<size_t>(limit.rlim_cur) / 8);
+        if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return kWindowsAddressBudget;
+        return std::min(kWindowsAddressBudget, static_cast<size_t>(limit.rlim_cur) / 8);
     }();
     return budget;
 }
@@ -84,7 +77,7 @@ Window* make_window() {
     int index = windows_made.load();
     if (index >= kMaxWindows) return nullptr;
     size_t page = page_size(), body = room(), guard = far_guard_bytes();
-    for (; guard > page && reserved + 2 * guard + body > address_budget(); guard /= 2) {}
+    for (; guard > page && windows_reserved + 2 * guard + body > address_budget(); guard /= 2) {}
     for (;; guard /= 2) {
         guard = std::max(page, guard / page * page);
         void* map = mmap(nullptr, body + 2 * guard, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -94,7 +87,7 @@ Window* make_window() {
             w.map_bytes = body + 2 * guard;
             w.end = w.map + guard + body;
             w.start = w.end;
-            reserved += w.map_bytes;
+            windows_reserved += w.map_bytes;
             windows_made.store(index + 1);  // the fault handler sees the window from now on
             return &w;
         }

@@ -45,7 +45,7 @@ TORCH="$(grep -E '^torch==' "$ROOT/source/requirements/grading.txt")"
 "$ROOT/venv/bin/pip" install --quiet --disable-pip-version-check -r "$ROOT/source/requirements/grading.txt"
 # The CPU runtime every kernel links, compiled once into the image, and every expected answer of both suites,
 # computed once by grading the reference: each submission's fresh container then builds only the student's kernel
-# (the runtime's 13 files took about 20 s of every grading) and computes no answer (about 20 s more, with torch)
+# (the runtime took about 10 s of CPU of every grading) and computes no answer (about 20 s more, with torch)
 cd "$ROOT/source"
 GRADER_HEAP=lean "$ROOT/venv/bin/python" -m grader prebuild
 """

@@ -10,8 +10,7 @@ of grading:
   are right or wrong.
 
 Gradescope's setup.sh runs it when it builds the autograder's image: every submission is graded in a fresh
-container made from that image, so without it each one compiled the runtime's 13 files again (about 20 s on one
-core) and computed every answer with torch (about 20 s more, and torch's memory) before grading its own code.
+container made from that image, so without it each one compiled the runtime again (about 10 s on one core) and computed every answer with torch (about 20 s more, and torch's memory) before grading its own code.
 Elsewhere the first gradings make them and later ones reuse them. `--objects-only` skips the answers.
 """
 
@@ -37,7 +36,7 @@ def main(args):
     except build.BuildError as exc:  # MissingToolchain: what to install, in words
         print(f"grader: {exc}", file=sys.stderr)
         return 1
-    print(f"the CPU runtime's {len(objects)} objects are in {objects[0].parent} "
+    print(f"the CPU runtime is built in {objects[0].parent} "
           f"({time.perf_counter() - started:.1f} s)")
     return 0 if args.objects_only else _expected_answers()
 

@@ -168,7 +168,7 @@ def test_prebuild_compiles_the_objects_every_kernel_build_links():
     proc = run_grader("prebuild", "--objects-only")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     objects = build.runtime_objects()
-    assert f"{len(objects)} objects are in {objects[0].parent}" in proc.stdout and all(o.is_file() for o in objects)
+    assert f"the CPU runtime is built in {objects[0].parent}" in proc.stdout and all(o.is_file() for o in objects)
     assert "expected answer" not in proc.stdout  # the answers' half: the Gradescope memory test runs it in the zip
 
 
