@@ -10,7 +10,8 @@ of grading:
   are right or wrong.
 
 Gradescope's setup.sh runs it when it builds the autograder's image: every submission is graded in a fresh
-container made from that image, so without it each one compiled the runtime again (about 10 s on one core) and computed every answer with torch (about 20 s more, and torch's memory) before grading its own code.
+container made from that image, so without it each one compiled the runtime again (about 10 s on one core) and
+computed every answer with torch (about 20 s more, and torch's memory) before grading its own code.
 Elsewhere the first gradings make them and later ones reuse them. `--objects-only` skips the answers.
 """
 

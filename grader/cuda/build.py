@@ -140,8 +140,13 @@ def runtime_objects(cxx="g++"):
     if all(o.exists() for o in objects) and not (wants_pch and _pch_missing(out_dir)):
         return objects
     with _locked(out_dir):
-        (out_dir / RUNTIME_UNIT).write_text("// written by grader/cuda/build.py: the runtime's files, one unit\n"
-                                            + "".join(f'#include "{f}"\n' for f in RUNTIME_SOURCES))
+        if all(o.exists() for o in objects) and not (wants_pch and _pch_missing(out_dir)):
+            return objects  # another process built it while this one waited
+        unit = out_dir / RUNTIME_UNIT  # written only when new: a newer unit would have ninja rebuild what others link
+        text = "// written by grader/cuda/build.py: the runtime's files, one unit\n" + "".join(
+            f'#include "{f}"\n' for f in RUNTIME_SOURCES)
+        if not unit.is_file() or unit.read_text() != text:
+            unit.write_text(text)
         (out_dir / "build.ninja").write_text(_ninja_file(cxx, f"{flags} {_include_flags()}", "".join(
             f"build {o.name}: cc {RUNTIME_UNIT}\n" for o in objects)))
         header = _start_precompiling_header(out_dir, cxx, flags) if wants_pch and _pch_missing(out_dir) else None
