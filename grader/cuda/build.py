@@ -135,28 +135,31 @@ def runtime_objects(cxx="g++"):
     flags = " ".join(CXXFLAGS)
     compiler = _compiler_id(cxx)
     out_dir = CACHE / ("runtime-" + _key(runtime_text(), flags, compiler))
-    objects = [out_dir / (Path(RUNTIME_UNIT).stem + ".o")]
+    obj = out_dir / (Path(RUNTIME_UNIT).stem + ".o")
     wants_pch = compiler.startswith(("g++", "c++")) and "clang" not in compiler
-    if all(o.exists() for o in objects) and not (wants_pch and _pch_missing(out_dir)):
-        return objects
+    built = lambda: obj.exists() and not (wants_pch and _pch_missing(out_dir))  # noqa: E731
+    if built():
+        return [obj]
     with _locked(out_dir):
-        if all(o.exists() for o in objects) and not (wants_pch and _pch_missing(out_dir)):
-            return objects  # another process built it while this one waited
+        if built():
+            return [obj]  # another process built it while this one waited
         unit = out_dir / RUNTIME_UNIT  # written only when new: a newer unit would have ninja rebuild what others link
         text = "// written by grader/cuda/build.py: the runtime's files, one unit\n" + "".join(
             f'#include "{f}"\n' for f in RUNTIME_SOURCES)
         if not unit.is_file() or unit.read_text() != text:
             unit.write_text(text)
-        (out_dir / "build.ninja").write_text(_ninja_file(cxx, f"{flags} {_include_flags()}", "".join(
-            f"build {o.name}: cc {RUNTIME_UNIT}\n" for o in objects)))
+        (out_dir / "build.ninja").write_text(_ninja_file(cxx, f"{flags} {_include_flags()}",
+                                                         f"build {obj.name}: cc {RUNTIME_UNIT}\n"))
         header = _start_precompiling_header(out_dir, cxx, flags) if wants_pch and _pch_missing(out_dir) else None
-        proc = subprocess.run([_ninja(), "-C", str(out_dir)], capture_output=True, text=True)
-        if header is not None:
-            _finish_precompiling_header(out_dir, *header)
+        try:
+            proc = subprocess.run([_ninja(), "-C", str(out_dir)], capture_output=True, text=True)
+        finally:  # the header's compile is waited for even when ninja could not run
+            if header is not None:
+                _finish_precompiling_header(out_dir, *header)
         if proc.returncode != 0:
             raise MissingToolchain("the CPU runtime itself does not compile here (please report it):\n"
                                    + (proc.stdout + proc.stderr)[-3000:])
-    return objects
+    return [obj]
 
 
 def _pch_missing(out_dir):
