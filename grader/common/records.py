@@ -1,7 +1,8 @@
 """What a grading run records besides scores: where its time goes, and notes for the student.
 
 - timed(name): a named stopwatch summed over the run (TIMINGS), for `make bench`: how long the workers, the
-  comparisons and the rest took.
+  comparisons and the rest took; add_moved(): the bytes of arrays sent to the workers and answered (MOVED), from
+  which `make bench` works out the least a grading could take.
 - notes: what a test wants the student to read even when it passes (a runtime warning, nvcc's register count).
   Checks call add_note(); the plugin hands each test's notes to its report with take_notes(); the scorecard prints
   each distinct note once per exercise and results.json carries them in the test's output.
@@ -15,6 +16,7 @@ import time
 from contextlib import contextmanager
 
 TIMINGS = {}
+MOVED = {}  # "sent" / "answered" -> bytes of arrays, summed over the run
 _notes = []
 _data = {}  # key -> value measured in this test (take_data())
 _failing_inputs = []  # (exercise, function, arguments cut for a picture) of the calls that failed in this test
@@ -32,6 +34,11 @@ def timed(name):
 def add_time(name, seconds):
     """Add seconds measured elsewhere (the student's own compute, timed inside the worker) to TIMINGS[name]."""
     TIMINGS[name] = TIMINGS.get(name, 0.0) + seconds
+
+
+def add_moved(name, nbytes):
+    """Count nbytes of arrays under MOVED[name]: "sent" to a worker as a call's inputs, "answered" back."""
+    MOVED[name] = MOVED.get(name, 0) + int(nbytes)
 
 
 def add_note(exercise, text):

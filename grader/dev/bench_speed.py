@@ -17,6 +17,10 @@ moves the seconds more than the ratios.
     floor                           a Python process that imports numpy and pytest and exits: no ratio, a
                                     yardstick (what a grading by a fresh process pays before its first test)
 
+Each exercise's row also shows the least a grading of it could take on this machine (grader/dev/grading_floor.py):
+a warm grading's fixed cost, the student's compute, and one pass at memory speed over the arrays it moves. A
+ratio target below that floor cannot be met at these shapes by any grading that checks every element.
+
 `make grade` is graded by the warm server (grader/warm) from its second run on; each exercise's row also shows,
 measured alternately in the same run, what it takes cold (GRADER_WARM=off: a fresh process per grading).
 
@@ -35,6 +39,7 @@ from pathlib import Path
 from rich.table import Table
 
 from grader.common.layout import EXERCISES, KERNEL_EXERCISE, ROOT
+from grader.dev import grading_floor
 
 # a known-wrong submission per exercise, wrong in every test at every shape: each failure is described in full
 WRONG_CONTROLS = {"scale_scores": "scale_by_dk", "apply_causal_mask": "mask_leaks_future",
@@ -54,9 +59,9 @@ def student_env(**extra):
 
 
 def timed_grade(submission, suite="public", exercise=None, extra=(), warm=True):
-    """(wall seconds, the submission's own compute in seconds, whether the warm server graded it) of one
-    `make -s grade`, as a student runs it; warm=False: with GRADER_WARM=off, as every grading ran before the warm
-    server (grader/warm)."""
+    """(wall seconds, the submission's own compute in seconds, whether the warm server graded it, (bytes of arrays
+    sent to the workers, bytes answered)) of one `make -s grade`, as a student runs it; warm=False: with
+    GRADER_WARM=off, as every grading ran before the warm server (grader/warm)."""
     with tempfile.TemporaryDirectory() as tmp:
         timings = Path(tmp) / "timings.json"
         args = " ".join(["--pictures none", f"--timings {timings}", *extra])
@@ -70,7 +75,8 @@ def timed_grade(submission, suite="public", exercise=None, extra=(), warm=True):
         if not timings.is_file():
             raise RuntimeError(f"{' '.join(cmd)} wrote no timings:\n{proc.stdout}\n{proc.stderr}")
         measured = json.loads(timings.read_text())
-    return wall, measured.get("student", 0.0), bool(measured.get("warm"))
+    moved = (measured.get("bytes_sent", 0), measured.get("bytes_answered", 0))
+    return wall, measured.get("student", 0.0), bool(measured.get("warm")), moved
 
 
 def _warm_server_up(submission, timeout=120.0):
@@ -122,7 +128,7 @@ def _wrong_rows(console, repeat):
             runs.append(timed_grade(folder, exercise=exercise))
         wall, student = _medians(runs)
         rows.append((f"make grade EX={exercise}, wrong ({name})", wall, student, "(wrong answer: no target)", None,
-                     None))
+                     None, None))
     return rows
 
 
@@ -133,7 +139,9 @@ def speed_bench(console, repeat):
     timed_grade(reference, suite="all", warm=False)  # the machine's expected answers and the kernel's build exist
     timed_grade(reference, suite="all")  # starts the warm server (grader/warm) that `make grade`s use from now on
     _warm_server_up(reference)
-    rows = []  # (what, wall, student, target text, met, wall with GRADER_WARM=off)
+    costs = grading_floor.memory_costs()  # memory's speed, in this run: the floor column
+    rows = []  # (what, wall, student, target text, met, wall with GRADER_WARM=off, the least it could take)
+    fixed = None  # a warm grading that moves no arrays: compute_dk's, the first exercise
     for exercise in python_exercises:
         runs, cold = [], []
         for i in range(repeat):  # warm and cold side by side, alternating
@@ -141,11 +149,13 @@ def speed_bench(console, repeat):
             runs.append(timed_grade(reference, exercise=exercise))
             cold.append(timed_grade(reference, exercise=exercise, warm=False))
         wall, student = _medians(runs)
+        fixed = wall if fixed is None else fixed
+        least = grading_floor.least_seconds(fixed, student, *runs[0][3], costs)
         if student < 0.01:  # compute_dk: an integer division, nothing a ratio could be taken of
-            target, met = "(no compute to compare with)", None
+            target, met, least = "(no compute to compare with)", None, None
         else:
             target, met = f"<= {EXERCISE_RATIO:g}x the student's compute", wall <= EXERCISE_RATIO * student
-        rows.append((f"make grade EX={exercise}", wall, student, target, met, _medians(cold, warm=False)[0]))
+        rows.append((f"make grade EX={exercise}", wall, student, target, met, _medians(cold, warm=False)[0], least))
     rows += _wrong_rows(console, repeat)
     for suite, target in (("public", PUBLIC_S), ("all", ALL_S)):
         runs = []
@@ -153,7 +163,7 @@ def speed_bench(console, repeat):
             console.print(f"speed: make grade SUITE={suite}, run {i + 1} of {repeat} ...")
             runs.append(timed_grade(reference, suite=suite))
         wall, student = _medians(runs)
-        rows.append((f"make grade SUITE={suite}", wall, student, f"<= {target:g} s", wall <= target, None))
+        rows.append((f"make grade SUITE={suite}", wall, student, f"<= {target:g} s", wall <= target, None, None))
         if suite == "public":
             public_wall = wall
     endless = controls.build(next(c for c in controls.corpus_controls() if c.name == "endless_loop_in_softmax"))
@@ -164,23 +174,29 @@ def speed_bench(console, repeat):
     wall, student = _medians(runs)
     waiting = wall - public_wall
     rows.append(("endless loop in row_softmax (public): waiting over the reference", waiting, None,
-                 f"<= {ENDLESS_WAIT_S:g} s", waiting <= ENDLESS_WAIT_S, None))
+                 f"<= {ENDLESS_WAIT_S:g} s", waiting <= ENDLESS_WAIT_S, None, None))
     floor = process_floor(max(repeat, 3))
     rows.append(("floor: a Python process that imports numpy and pytest, then exits", floor, None,
-                 "(yardstick)", True, None))
+                 "(yardstick)", True, None, None))
     subprocess.run([sys.executable, "-m", "grader", "warm-server", "--stop"], cwd=ROOT, env=student_env(),
                    capture_output=True)  # as a student's would after its idle minutes
     table = Table(title=f"grading against the student's own compute, warm, median of {repeat}; {load()}",
                   title_justify="left")
     for col in ("command (reference submission unless named)", "wall (s)", "student's compute (s)", "ratio",
-                "target", "verdict", "cold: GRADER_WARM=off (s)"):
+                "target", "verdict", "cold: GRADER_WARM=off (s)", "the least it could take (s)"):
         table.add_column(col, justify="left" if col.startswith(("command", "target")) else "right")
     ok = True
-    for what, wall, student, target, met, cold in rows:
+    for what, wall, student, target, met, cold, least in rows:
         ok &= met is not False
         ratio = f"{wall / student:.1f}x" if student and student >= 0.01 else ""  # none for a compute of ~0
         verdict = "" if target == "(yardstick)" or met is None else "meets" if met else "MISSES"
         table.add_row(what, f"{wall:.2f}", "" if student is None else f"{student:.2f}", ratio, target, verdict,
-                      "" if cold is None else f"{cold:.2f}")
+                      "" if cold is None else f"{cold:.2f}",
+                      "" if least is None else f"{least:.2f} ({least / student:.1f}x)")
     console.print(table)
+    per_written, per_compared = (cost * (1 << 30) for cost in costs)
+    console.print(f"the least it could take: a warm grading that moves no arrays (make grade EX=compute_dk, "
+                  f"{fixed:.2f} s) + the student's compute + {per_written * 1e3:.0f} ms per GiB of input written "
+                  f"+ {per_compared * 1e3:.0f} ms per GiB of answer compared (grader/dev/grading_floor.py); a ratio "
+                  f"there over {EXERCISE_RATIO:g}x is a target no grading that checks every element can meet")
     return ok

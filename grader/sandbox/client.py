@@ -17,7 +17,7 @@ import numpy as np
 
 from grader.common.failures import (ForbiddenCall, ImportFailed, Missing, NotImplementedYet,
                                      StudentCodeError, TimedOut, WorkerFailed)
-from grader.common.records import add_time, timed
+from grader.common.records import add_moved, add_time, timed
 from grader.sandbox import isolation, launch, memory_held, replies, wire
 
 MAX_REPLY_BYTES = 1 << 32  # one array of a reply; the largest graded output is 201 MB
@@ -163,6 +163,7 @@ class Submission:
         seconds = header.get("seconds")
         self.kernel_seconds = float(seconds) if isinstance(seconds, (int, float)) else 0.0
         add_time("student", self.kernel_seconds)  # the student's own compute, as the worker timed it
+        add_moved("answered", sum(a.nbytes for a in arrays))
         device_ms = header.get("device_ms")
         self.device_ms = float(device_ms) if isinstance(device_ms, (int, float)) else 0.0
         result = replies.result_from(func, header, arrays)
@@ -192,6 +193,7 @@ class Submission:
             raise ForbiddenCall(f"{func} may not use a library version of what it teaches: {uses}. "
                                 "Write it yourself with numpy (the instructor's list is in grader/judge/forbidden.py)")
         arrays = [a for a in args if isinstance(a, np.ndarray)]
+        add_moved("sent", sum(a.nbytes for a in arrays))
         spec, i = [], 0
         for a in args:
             if isinstance(a, np.ndarray):

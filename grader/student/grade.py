@@ -47,8 +47,8 @@ def add_arguments(parser):
                              "starts it in the background, later ones skip Python's and pytest's start-up "
                              "(grader/warm; GRADER_WARM=off, or `python -m grader warm-server --stop`, turns it off)")
     parser.add_argument("--timings", metavar="FILE",
-                        help="write where grading time went (imports, workers, comparisons) as JSON to FILE "
-                             "(used by make bench)")
+                        help="write where grading time went (imports, workers, comparisons) and the bytes of arrays "
+                             "sent to the workers and answered as JSON to FILE (used by make bench)")
 
 
 def _draw_pictures(run, submission, args):
@@ -106,7 +106,8 @@ def main(args):
     if args.timings:
         process_start = getattr(args, "process_start", started)
         Path(args.timings).write_text(json.dumps(dict(
-            records.TIMINGS, imports=started - process_start, pytest=pytest_time,
+            records.TIMINGS, **{f"bytes_{k}": v for k, v in records.MOVED.items()},
+            imports=started - process_start, pytest=pytest_time,
             report=time.perf_counter() - started - pytest_time, pictures=drawing_time,
             process=time.perf_counter() - process_start,
             torch_imported=float("torch" in sys.modules),  # 0 when every answer came from the cache

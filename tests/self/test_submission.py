@@ -237,6 +237,27 @@ def test_inputs_come_back_as_the_student_left_them(make_submission):
         assert after[0] == 99.0 and x[0] == 0.0  # the grader's own copy is never touched
 
 
+def test_the_bytes_each_call_sends_and_gets_back_are_counted_for_the_bench(make_submission, monkeypatch):
+    """records.MOVED (make bench's floor: grader/dev/grading_floor.py): inputs sent, arrays answered (the result and
+    any arguments asked back), whatever path they take; a call that raises answers none."""
+    from grader.common import records
+    monkeypatch.setattr(records, "MOVED", {})
+    with submission(make_submission, """
+        def f(x, y):
+            return x[:1] * 2
+        def g(x):
+            raise ValueError("no")
+    """) as sub:
+        big, small = np.zeros((2, 1 << 19), np.float32), np.zeros(3)  # 4 MiB: through the arena where there is one
+        sub.call("f", big, small)
+        assert records.MOVED == {"sent": big.nbytes + small.nbytes, "answered": big.nbytes // 2}
+        sub.call("f", small, 1, return_args=True)  # answers small[:1] * 2, then small itself
+        assert records.MOVED == {"sent": big.nbytes + 2 * small.nbytes, "answered": big.nbytes // 2 + 8 + 24}
+        with pytest.raises(StudentRaised):
+            sub.call("g", small)
+        assert records.MOVED == {"sent": big.nbytes + 3 * small.nbytes, "answered": big.nbytes // 2 + 8 + 24}
+
+
 def test_large_arrays_travel_through_the_arena_and_what_the_grader_holds_is_its_own(make_submission):
     """Arrays of a megabyte or more travel through shared memory (wire.Arena). The student's code can find it and
     keep writing into it after answering; the answer the grader holds does not change."""
