@@ -104,7 +104,8 @@ def autograde_bench(console, repeat, students=STUDENTS):
                   f"<= {PER_STUDENT_S:g} s", "meets" if per_student <= PER_STUDENT_S else "MISSES")
     table.add_row("speed-up of --jobs 2", f"{speed_up:.2f}x", f">= {SPEED_UP:g}x",
                   "meets" if speed_up >= SPEED_UP else "MISSES")
-    table.add_row("cores busy on average (the machine's CPU s / wall s)", f"--jobs 1 {busy[1]:.2f}, --jobs 2 {busy[2]:.2f}", "", "")
+    table.add_row("cores busy on average (the machine's CPU s / wall s)",
+                  f"--jobs 1 {busy[1]:.2f}, --jobs 2 {busy[2]:.2f}", "", "")
     least_two = statistics.median(cpu[2]) / cores  # --jobs 2 with every core busy all the time
     table.add_row(f"the most --jobs 2 could gain: --jobs 1's wall over --jobs 2's CPU s on {cores} cores",
                   f"{one:.1f} s / {least_two:.1f} s = {one / least_two:.2f}x", "", "")
