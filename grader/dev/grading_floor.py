@@ -18,6 +18,7 @@ import timeit
 
 import numpy as np
 
+NO_ARRAYS = "compute_dk"  # the exercise whose warm grading moves no arrays and computes nothing: the fixed cost
 SAMPLE_MB = 96  # the largest graded input (2 x 12 x 1024 x 1024 float32): well past every cache
 
 
