@@ -119,7 +119,7 @@ autograde: $(STAMP) needs
 	$(PY) -m grader autograde --course $(COURSE) --jobs $(JOBS) $(ARGS)
 
 gradescope: $(STAMP) needs
-	$(PY) -m grader gradescope
+	$(PY) -m grader gradescope $(ARGS)
 
 # the class report from an autograded course (COURSE), or from batch results (RESULTS=DIR: <student>/results.json)
 RESULTS ?=

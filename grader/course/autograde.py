@@ -45,7 +45,7 @@ RETRIES = 4
 
 
 def add_arguments(parser):
-    isolation.add_argument(parser)
+    isolation.add_class_argument(parser)
     parser.add_argument("--course", default=str(ROOT / "build" / "course"), help="the nbgrader course directory "
                         "(default: build/course, made by make release)")
     parser.add_argument("--assignment", default=ASSIGNMENT, help="assignment name (default: %(default)s)")
@@ -109,10 +109,23 @@ def write_results(folder, graded):
         if picture and Path(picture).is_file():
             shutil.copy2(picture, folder / "pictures" / f"{exercise}.png")
     isolation_said = next((v.get("isolation") for v in verdicts.values() if v.get("isolation")), "")
+    withheld = any(v.get("withhold_output") for v in verdicts.values())
     (folder / "results.json").write_text(json.dumps({
         "score": sum(t["score"] for t in tests), "execution_time": 0.0, "output": "graded ahead of nbgrader",
         "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
-        "extra_data": {"isolation": isolation_said}}, indent=2) + "\n")
+        "extra_data": {"isolation": isolation_said, "withhold_output": withheld}}, indent=2) + "\n")
+
+
+def withhold_feedback(course, assignment, students):
+    """Remove the feedback of each student graded with reduced isolation (--allow-reduced-isolation): their test
+    cells' output may hold what their code found on this machine. Returns those students."""
+    withheld = []
+    for student in students:
+        path = Path(course) / "results" / student / "results.json"
+        if path.is_file() and json.loads(path.read_text())["extra_data"].get("withhold_output"):
+            shutil.rmtree(Path(course) / "feedback" / student / assignment, ignore_errors=True)
+            withheld.append(student)
+    return withheld
 
 
 def mark_late(course, assignment, students):
@@ -172,7 +185,7 @@ def prune_feedback(course, assignment):
 
 
 def main(args):
-    refused = isolation.refused(args)
+    refused = isolation.refused(args, default=isolation.Policy.REQUIRED)
     if refused:
         print(f"grader: {refused}", file=sys.stderr)
         return 2
@@ -222,6 +235,10 @@ def main(args):
         print(feedback.stdout + feedback.stderr, file=sys.stderr)
         return 1
     removed = prune_feedback(course, args.assignment)
+    withheld = withhold_feedback(course, args.assignment, students)
+    if withheld:
+        print(f"feedback withheld from {len(withheld)} student(s) graded with reduced isolation "
+              f"(--allow-reduced-isolation): {', '.join(withheld)}")
     finds = []
     for student in students:  # each student's feedback may hold the code they wrote, and nothing else
         submitted = course / "submitted" / student / args.assignment

@@ -30,7 +30,7 @@ SUBMISSION_FILES = (SUBMISSION_FILE, KERNEL_FILE)
 
 
 def add_arguments(parser):
-    isolation.add_argument(parser)
+    isolation.add_class_argument(parser)
     parser.add_argument("folder", help="a folder holding one folder per student")
     parser.add_argument("--out", help="where results go (default: FOLDER-results next to FOLDER)")
     parser.add_argument("--jobs", type=int, default=environment.cores(),
@@ -111,7 +111,7 @@ def write_grades(out, students):
 
 
 def main(args):
-    refused = isolation.refused(args)
+    refused = isolation.refused(args, default=isolation.Policy.REQUIRED)
     if refused:
         print(f"grader: {refused}", file=sys.stderr)
         return 2

@@ -54,7 +54,7 @@ class Cluster:
             self.client.close()
             raise
         self.machines, self.threads = len(at_once), sum(at_once.values())
-        self.settings = Settings(digest, hidden_seed.seed() if hidden else None, isolation.REQUIRED, at_once)
+        self.settings = Settings(digest, hidden_seed.seed() if hidden else None, isolation.policy.current().value, at_once)
 
     def __enter__(self):
         return self

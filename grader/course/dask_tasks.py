@@ -17,6 +17,7 @@ from pathlib import Path
 from grader.common import environment
 from grader.common.layout import ROOT
 from grader.course import batch, jobs
+from grader.sandbox import isolation
 
 HIDDEN_SEED_FILE = "hidden_seed.txt"  # made on each machine: compared apart, sent with the tasks instead
 
@@ -42,7 +43,7 @@ class Settings:
     """What every task of one class carries besides its files."""
     digest: str  # the instructor's checkout_digest()
     hidden_seed: int  # the instructor's hidden seed (None when no hidden test is graded)
-    require_isolation: bool
+    isolation_policy: str  # grader/sandbox/isolation.py Policy's value: what a grading does without a box
     at_once: dict  # {host: gradings at once on it}
 
 
@@ -68,8 +69,7 @@ def _here(settings):
         return Graded(False, f"the checkout on worker {host} ({ROOT}) differs from the instructor's grader: update "
                       "it to the same commit and restart the worker", worker=host)
     env = {"GRADER_HIDDEN_SEED": str(settings.hidden_seed)} if settings.hidden_seed is not None else {}
-    if settings.require_isolation:
-        env["GRADER_REQUIRE_ISOLATION"] = "1"
+    env[isolation.POLICY_VAR] = settings.isolation_policy
     try:
         from distributed import get_worker
         me = get_worker()

@@ -16,6 +16,7 @@ import zipfile
 from pathlib import Path
 from grader.common.layout import ROOT
 from grader.judge import hidden_seed
+from grader.sandbox import isolation
 
 SOURCE = ["grader", "tests/public", "tests/hidden", "csrc/cuda_cpu", "conftest.py", "requirements/grading.txt",
           "solutions/attention.py", "solutions/microgpt_cuda.cu"]
@@ -24,19 +25,24 @@ TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 # Written for Gradescope's documented Ubuntu base images: 22.04 (the default, whose python3 is 3.10) and 24.04
 # (python3 3.12). The pins need Python 3.11 or newer; torch comes from PyTorch's CPU-only index (a plain index
 # brings the multi-GB CUDA build); only what grading needs is installed (requirements/grading.txt), no Jupyter.
-# AUTOGRADER_ROOT lets tests/self/test_batch.py run it against stand-in commands.
+# The venv is made from the system's Python in /usr/bin, never from the first python3 on PATH: an image whose
+# python3 is pyenv's keeps it under /root, which the workers' uid cannot enter, so bubblewrap could not bind it
+# into their boxes and the grader would refuse to grade (grader/sandbox/bubblewrap.py).
+# AUTOGRADER_ROOT and SYSTEM_BIN let tests/self/test_batch.py run it against stand-in commands.
 SETUP_SH = f"""\
 #!/usr/bin/env bash
 # Gradescope runs this once when it builds the autograder image (Ubuntu 22.04 or 24.04, as root).
 set -euo pipefail
 ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
+BIN="${{SYSTEM_BIN:-/usr/bin}}"  # the system's Python, whatever python3 PATH finds first
 apt-get update -qq
-apt-get install -y -qq g++ libboost-context-dev
-if python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
-  PYTHON=python3
+# bubblewrap: each worker's box (grader/sandbox/bubblewrap.py); without one the grader refuses to grade
+apt-get install -y -qq g++ libboost-context-dev bubblewrap
+if [ -x "$BIN/python3" ] && "$BIN/python3" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  PYTHON="$BIN/python3"
   apt-get install -y -qq python3-venv
 else
-  PYTHON=python3.11  # Ubuntu 22.04's universe has it
+  PYTHON="$BIN/python3.11"  # Ubuntu 22.04's universe has it
   apt-get install -y -qq python3.11 python3.11-venv
 fi
 "$PYTHON" -m venv "$ROOT/venv"
@@ -80,7 +86,7 @@ fi
 # Gradescope's container counts every byte: freed arrays go back at once (grader/common/environment.py). No
 # pictures: Gradescope shows results.json, not files, and drawing one ran the student's code once more and the
 # oracle (torch: seconds and hundreds of MB) for every failing pictured exercise
-GRADER_HEAP=lean GRADER_REQUIRE_ISOLATION={require} "$PY" -m grader grade --submission "$WORK" --suite all --pictures none --results "$WORK.results.json"
+GRADER_HEAP=lean GRADER_ISOLATION_POLICY={policy} "$PY" -m grader grade --submission "$WORK" --suite all --pictures none --results "$WORK.results.json"
 status=$?
 if [ -s "$WORK.results.json" ]; then
   mv "$WORK.results.json" "$ROOT/results/results.json"
@@ -94,12 +100,12 @@ exit 0
 
 def add_arguments(parser):
     parser.add_argument("--out", default=str(ROOT / "build" / "gradescope"), help="where the zip goes")
-    parser.add_argument("--require-isolation", action="store_true",
-                        help="the autograder refuses to grade unless its workers get bubblewrap boxes (Gradescope's "
-                             "containers may refuse namespaces: try it once before relying on it)")
+    isolation.add_class_argument(parser)
 
 
-def build(out, require_isolation=False):
+def build(out, policy=isolation.Policy.REQUIRED):
+    """The zip's tree and the zip; its run_autograder grades under `policy` (a box is required unless the instructor
+    allowed reduced isolation)."""
     out = Path(out)
     if out.exists():
         shutil.rmtree(out)
@@ -113,7 +119,7 @@ def build(out, require_isolation=False):
         else:
             shutil.copy2(src, dest)
     (tree / "setup.sh").write_text(SETUP_SH)
-    (tree / "run_autograder").write_text(RUN_AUTOGRADER.replace("{require}", "1" if require_isolation else "0"))
+    (tree / "run_autograder").write_text(RUN_AUTOGRADER.replace("{policy}", policy.value))
     for name in ("setup.sh", "run_autograder"):
         (tree / name).chmod(0o755)
     zip_path = out / "autograder.zip"
@@ -127,7 +133,8 @@ def build(out, require_isolation=False):
 
 
 def main(args):
-    zip_path, tree = build(args.out, args.require_isolation)
+    policy = isolation.Policy.REDUCED_ALLOWED if args.allow_reduced_isolation else isolation.Policy.REQUIRED
+    zip_path, tree = build(args.out, policy)
     with zipfile.ZipFile(zip_path) as z:
         names = z.namelist()
     print(f"wrote {zip_path} ({len(names)} files, {zip_path.stat().st_size // 1024} KiB); "

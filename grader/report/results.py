@@ -4,10 +4,18 @@ test's extra_data names the kind of its failure (`not_implemented`, `wrong_value
 known mistakes recognised (`mistakes`: ids) and, for the kernel's ANDREA-120M run, `kernel_seconds`."""
 
 import json
+from pathlib import Path
 
 from grader.report.scorecard import exercise_totals
 
 VISIBILITY = {"public": "visible", "hidden": "after_published"}
+# Where the instructor allowed reduced isolation (--allow-reduced-isolation) and a grading got it, student code may
+# have read the reference or the hidden suite and put it into a message: every test is then hidden from students
+# (the instructor still sees it), and the summary says why
+WITHHELD = ("Graded with reduced isolation, as your instructor allowed: your score counts, and the tests' messages "
+            "are shown to your instructor only.")
+REFUSED = ("Your submission was not graded: this grading machine cannot keep student code apart from the grader "
+           "({why}). Nothing of yours is lost; please tell your instructor.")
 
 
 def to_gradescope(run, *, execution_time):
@@ -19,7 +27,7 @@ def to_gradescope(run, *, execution_time):
             "max_score": r.points,
             "status": "passed" if r.passed else "failed",
             "output": "\n\n".join([r.message] * bool(r.message) + r.notes),
-            "visibility": VISIBILITY[r.suite],
+            "visibility": "hidden" if run.withhold_output else VISIBILITY[r.suite],
             "tags": [r.exercise],
             # why it failed, as a kind (grader/common/failures.py), for tools that act on it without parsing text
             # and the known mistakes recognised (ids, grader/judge/hints.py MISTAKES and the kernel's diagnostics,
@@ -31,7 +39,9 @@ def to_gradescope(run, *, execution_time):
     summary = "; ".join(f"{ex} {e:g}/{p:g}" for ex, (e, p, _) in totals.items())
     if run.isolation and not run.isolation.startswith("full"):
         summary += f"\nisolation: {run.isolation}"
-    if run.problems:
+    if run.withhold_output:  # the grader's problems may quote what student code printed
+        summary += "\n" + WITHHELD
+    elif run.problems:
         summary += "\ngrader problems:\n" + "\n".join(run.problems)
     return {
         "score": sum(r.score for r in run.results),
@@ -41,8 +51,18 @@ def to_gradescope(run, *, execution_time):
         "stdout_visibility": "hidden",
         "tests": tests,
         # how the student's code was kept apart (grader/sandbox/isolation.py): "full: ...", or "reduced: <why>"
-        "extra_data": {"isolation": run.isolation},
+        "extra_data": {"isolation": run.isolation, **({"problems": run.problems} if run.withhold_output else {})},
     }
+
+
+def refused(why):
+    """results.json of a grading refused before any student code ran (no box, and the policy requires one)."""
+    return {"score": 0, "execution_time": 0.0, "output": REFUSED.format(why=why), "visibility": "visible",
+            "stdout_visibility": "hidden", "tests": [], "extra_data": {"isolation": "refused: " + why}}
+
+
+def write_refused(path, why):
+    Path(path).write_text(json.dumps(refused(why), indent=2) + "\n")
 
 
 def write(path, run, *, execution_time):

@@ -15,11 +15,13 @@ probed once per grading process (probe()); where namespaces are refused (Docker'
 kernel without unprivileged user namespaces) grading falls back to the fence of isolation.py and says so.
 """
 
+import enum
 import functools
 import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 BWRAP = os.environ.get("GRADER_BWRAP", "bwrap")  # a self-test points it at a bwrap that refuses namespaces
@@ -41,17 +43,19 @@ def _system_binds():
     return args
 
 
-def _python_binds():
-    """The interpreter's prefixes (the venv, and the base Python when it is not under /usr)."""
-    args = []
-    for prefix in dict.fromkeys((sys.prefix, sys.base_prefix, sys.exec_prefix)):
-        if not prefix.startswith("/usr/"):
-            args += ["--ro-bind", prefix, prefix]
+def _python_paths():
+    """What of the interpreter lies outside /usr and must be bound: the venv, the base Python (pyenv's, say), the
+    executable itself when it lies outside both."""
+    paths = [p for p in dict.fromkeys((sys.prefix, sys.base_prefix, sys.exec_prefix)) if not p.startswith("/usr/")]
     executable = os.path.realpath(sys.executable)
     if not executable.startswith("/usr/") and not any(executable.startswith(p + "/") for p in
                                                       (sys.prefix, sys.base_prefix)):
-        args += ["--ro-bind", executable, executable]
-    return args
+        paths.append(executable)
+    return paths
+
+
+def _python_binds():
+    return [arg for path in _python_paths() for arg in ("--ro-bind", path, path)]
 
 
 def command(worker_argv, *, folder, files, env, uid):
@@ -74,15 +78,83 @@ def command(worker_argv, *, folder, files, env, uid):
     return args + ["--chdir", str(folder), "--", *worker_argv]
 
 
-class Refused(Exception):
-    """bwrap cannot build a box here; str() says why, in words an instructor can act on."""
+class Cause(enum.Enum):
+    """Why a box cannot be built here: each has its own fix."""
+    NOT_INSTALLED = "bwrap is not installed"
+    OUT_OF_REACH = "what the box binds is out of the workers' reach"
+    NAMESPACES_REFUSED = "the machine refuses the namespaces a box needs"
+    BWRAP_FAILED = "bwrap failed for another reason"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """probe()'s answer where no box can be built: the cause as a kind, what was seen, and what fixes it."""
+    cause: Cause
+    detail: str
+    fix: str
+
+    def __str__(self):
+        return self.detail
+
+
+NOT_INSTALLED = Refusal(Cause.NOT_INSTALLED, "bubblewrap (bwrap) is not installed",
+                        "run 'sudo apt-get install bubblewrap' (make system-deps does)")
+
+
+def _out_of_reach():
+    """As root, workers' boxes are built by bwrap running as the worker's uid: every path it binds must be one that
+    uid can reach. A Refusal naming the first that is not (a venv made from a Python under /root), else None."""
+    from grader.sandbox import uids
+    if not uids.is_root():
+        return None
+    for what, path in [*(("this Python", p) for p in _python_paths()), ("the grader's sandbox code", SANDBOX_CODE)]:
+        blocked = uids.out_of_reach(path)
+        if blocked is not None:
+            mode = f"mode {blocked.stat().st_mode & 0o777:04o}" if blocked.exists() else "missing"
+            where = "this Python" if what == "this Python" else "this checkout"
+            return Refusal(Cause.OUT_OF_REACH,
+                           f"{what} ({path}) lies under {blocked} ({mode}), which the workers' uid cannot enter, "
+                           "so bubblewrap cannot bind it into their boxes",
+                           f"build the venv from a Python outside private home folders (/usr/bin/python3: the "
+                           f"Makefile and Gradescope's setup.sh do so as root)" if where == "this Python" else
+                           "keep the grading checkout in a folder other users can enter (not under /root)")
+    return None
+
+
+def _read(path):
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return None
+
+
+def _namespaces_refused_because():
+    """What on this machine refuses unprivileged user namespaces, as far as it can be read, or None."""
+    if _read("/proc/sys/user/max_user_namespaces") == "0":
+        return "this kernel allows no user namespaces (user.max_user_namespaces = 0)", \
+            "sysctl -w user.max_user_namespaces=15000 on the host"
+    if _read("/proc/sys/kernel/unprivileged_userns_clone") == "0":
+        return "unprivileged user namespaces are off (kernel.unprivileged_userns_clone = 0)", \
+            "sysctl -w kernel.unprivileged_userns_clone=1 on the host"
+    if _read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1":
+        return "AppArmor refuses unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1)", \
+            "an AppArmor profile allowing userns for /usr/bin/bwrap, or sysctl -w " \
+            "kernel.apparmor_restrict_unprivileged_userns=0 on the host"
+    status = _read("/proc/self/status") or ""
+    if any(line.split() == ["Seccomp:", "2"] for line in status.splitlines()):
+        return "a seccomp filter is on this process (Docker's default profile refuses the namespaces)", \
+            "run the container with --security-opt seccomp=unconfined (or a profile allowing clone/unshare)"
+    return None
 
 
 @functools.lru_cache(maxsize=None)
 def probe():
-    """None when a box can be built here (tried once per process, as workers will be started); else why not."""
+    """None when a box can be built here (tried once per process, as workers will be started); else a Refusal."""
     if shutil.which(BWRAP) is None:
-        return "bubblewrap (bwrap) is not installed: run 'sudo apt-get install bubblewrap' (make system-deps does)"
+        return NOT_INSTALLED
+    unreachable = _out_of_reach()
+    if unreachable is not None:
+        return unreachable
     from grader.sandbox import uids
     with uids.reserved() as uid:
         folder = Path(os.environ.get("TMPDIR", "/tmp")) / f"grader-probe-{os.getpid()}"
@@ -91,10 +163,16 @@ def probe():
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=60, **uids.as_user(uid))
         except (OSError, subprocess.TimeoutExpired) as exc:
-            return f"bubblewrap could not start: {exc}"
+            return Refusal(Cause.BWRAP_FAILED, f"bubblewrap could not start: {exc}",
+                           "run `make doctor`, and bwrap by hand to see why")
     if done.returncode != 0 or done.stdout.strip() != str(uid if uid is not None else os.getuid()):
         said = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
-        return f"bubblewrap cannot build a box here ({said}); namespaces may be refused (e.g. Docker's seccomp)"
+        because = _namespaces_refused_because()
+        if because is None:
+            return Refusal(Cause.BWRAP_FAILED, f"bubblewrap cannot build a box here ({said})",
+                           "try the bwrap command of grader/sandbox/bubblewrap.py by hand to see why")
+        return Refusal(Cause.NAMESPACES_REFUSED, f"bubblewrap cannot build a box here ({said}): {because[0]}",
+                       because[1])
     return None
 
 

@@ -2,8 +2,10 @@
 
 Where bubblewrap can build a box (grader/sandbox/bubblewrap.py), each worker runs in one: its own file system,
 process table and network; describe() says "full". Where it cannot, grading falls back to the fence below and
-describe() says "reduced: <why>" (the scorecard and results.json carry it); GRADER_REQUIRE_ISOLATION=1 (the
-instructor commands' --require-isolation) refuses to grade instead.
+describe() says "reduced: <why>" (the scorecard and results.json carry it). What happens then is the grading's
+Policy: a student's `make grade` goes on (the student grades their own code: there is nothing to hide from them);
+grading a class (autograde, batch, Gradescope) refuses, unless the instructor passed --allow-reduced-isolation,
+and then the students see no output of the tests (their code could have put into it whatever it found).
 
 The fence: each worker runs in a private working directory holding only its copy of the submission, in its own session and
 process group, with a memory limit (RLIMIT_DATA), a CPU-time limit (RLIMIT_CPU) and no core dumps. Run as root
@@ -25,7 +27,8 @@ from pathlib import Path
 
 from grader.common import environment
 from grader.common.layout import ROOT
-from grader.sandbox import uids
+from grader.sandbox import policy, uids
+from grader.sandbox.policy import POLICY_VAR, Policy, add_argument, add_class_argument  # noqa: F401 (theirs)
 
 MEMORY_LIMIT = 4 << 30  # bytes of memory per worker (RLIMIT_DATA): the ANDREA-120M inputs need under 1.5 GiB
 CPU_LIMIT = 900  # CPU seconds per worker (one worker grades every test of one submission)
@@ -38,11 +41,10 @@ ANSWERS = ("solutions", "tests/hidden")  # what a worker must not read when the 
 # without limits, uid or network fence), to show what each costs. Never set them when grading.
 SETTING = os.environ.get("GRADER_ISOLATION", "on")
 ENABLED = SETTING != "off"
-REQUIRED = os.environ.get("GRADER_REQUIRE_ISOLATION") == "1"
 
 
 class IsolationRefused(Exception):
-    """--require-isolation, and this machine cannot give workers a box; str() says why."""
+    """Policy.REQUIRED, and this machine cannot give workers a box; str() says why."""
 
 
 _reduced = []  # why isolation is less than full in this grading (each reason once)
@@ -59,37 +61,38 @@ def mode():
     why = bubblewrap.probe()
     if why is None:
         return "bwrap"
-    _reduce(why)
+    _reduce(str(why))
     return "fence"
 
 
 def _reduce(why):
     if why not in _reduced:
         _reduced.append(why)
-    if REQUIRED:
-        raise IsolationRefused(f"isolation required (--require-isolation) but reduced: {why}")
+    if policy.current() is Policy.REQUIRED:
+        raise IsolationRefused(f"isolation required but reduced: {why}. {policy.ALLOW_REDUCED}")
 
 
-def add_argument(parser):
-    parser.add_argument("--require-isolation", action="store_true",
-                        help="refuse to grade unless every worker runs in a bubblewrap box (no fallback to the "
-                             "reduced fence); gradings started from here inherit it")
-
-
-def refused(args):
-    """With --require-isolation (or GRADER_REQUIRE_ISOLATION=1): why this machine cannot give workers a box, or
-    None; the requirement is passed on to every grading started from this process."""
-    global REQUIRED
-    if getattr(args, "require_isolation", False):
-        os.environ["GRADER_REQUIRE_ISOLATION"] = "1"
-        REQUIRED = True
-    if not REQUIRED:
+def refused(args, default=Policy.BEST_EFFORT):
+    """Sets this command's policy (its flags, else the environment's when it names one, else `default`) and returns
+    why this machine cannot give workers the box the policy requires, or None."""
+    policy.from_arguments(args, default)
+    if policy.current() is not Policy.REQUIRED:
         return None
     try:
         mode()
     except IsolationRefused as exc:
         return str(exc)
     return None
+
+
+def reduced():
+    """Whether this grading's workers got less than a box (mode() has been asked)."""
+    return bool(_reduced) or not ENABLED
+
+
+def withholds_output():
+    """The instructor allowed reduced isolation and this grading got it: no test output may reach a student."""
+    return policy.current() is Policy.REDUCED_ALLOWED and reduced()
 
 
 def describe():

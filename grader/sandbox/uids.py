@@ -21,6 +21,19 @@ def is_root():
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
+def out_of_reach(path):
+    """The first folder on the way to path (or path itself) that a process of another uid cannot pass (no o+x on a
+    folder, no o+r on path: /root is 0700 on Debian and Ubuntu), or None when such a process can read path."""
+    path = Path(path).resolve()
+    try:
+        for parent in reversed(path.parents):
+            if not parent.stat().st_mode & 0o001:
+                return parent
+        return None if path.stat().st_mode & 0o004 else path
+    except OSError:
+        return path
+
+
 def claim():
     """(uid, lock file descriptor) of a uid no live worker holds; (None, None) when not root."""
     if not is_root():

@@ -101,6 +101,8 @@ def _verdict(run, submission, exercise, suites, pictures_dir):
     score = sum(r.score for r in run.results)
     possible = sum(r.points for r in run.results)
     picture = None
+    if run.withhold_output:  # reduced isolation the instructor allowed: the cell's output reaches the student
+        text, pictures_dir = f"{exercise}: {score:g} / {possible:g}\n{results.WITHHELD}\n", None
     if pictures_dir and score < possible:
         from grader.report import pictures
         if exercise in pictures.PICTURED:
@@ -136,12 +138,12 @@ def grade_plan(plan_file, timeout, expected=None, stagger=None):
             folder = str(Path(entry["submission"]).resolve())
             own = collect.Run(results=[r for r in run.results
                                        if r.submission == folder and r.exercise == entry["exercise"]],
-                              problems=run.problems, isolation=run.isolation)
+                              problems=run.problems, isolation=run.isolation, withhold_output=run.withhold_output)
             text, verdict = _verdict(own, entry["submission"], entry["exercise"], list(suites),
                                      out.parent / "pictures")
             tests = results.to_gradescope(own, execution_time=0.0)["tests"]  # for the class's results.json
             out.write_text(json.dumps({"report": text, "verdict": verdict, "tests": tests,
-                                       "isolation": run.isolation}) + "\n")
+                                       "isolation": run.isolation, "withhold_output": run.withhold_output}) + "\n")
 
 
 def main(args):

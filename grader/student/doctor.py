@@ -90,14 +90,15 @@ def cuda_and_sandbox_tools():
     from grader.cuda import nvcc as nvcc_check
     nvcc = nvcc_check.checker()
     from grader.sandbox import bubblewrap
-    why_not = bubblewrap.probe()  # installed is not enough: the machine must allow its namespaces
+    why_not = bubblewrap.probe()  # installed is not enough: the machine must allow its namespaces and reach the venv
     box = f"{shutil.which(bubblewrap.BWRAP)}: each worker gets a box" if why_not is None else \
-        f"{why_not}: workers are fenced in without it (isolation: reduced)"
+        (f"{why_not}: a student's grading is fenced in without it (isolation: reduced); a class's (autograde, "
+         "batch, Gradescope) refuses unless --allow-reduced-isolation")
     return [Need("nvcc", nvcc is not None, sys.platform == "linux",  # pinned there (requirements/grading.txt)
                  nvcc or "not found: the check that the kernel compiles as real CUDA cannot run here and scores 0 "
                          "(its point stays in the maximum)",
                  f"{sys.executable} -m pip install -r requirements.txt"),
-            Need("bubblewrap", why_not is None, False, box, "apt-get install bubblewrap")]
+            Need("bubblewrap", why_not is None, False, box, why_not.fix if why_not is not None else "")]
 
 
 def memory():

@@ -64,6 +64,8 @@ def main(args):
     refused = isolation.refused(args)
     if refused:
         print(f"grader: {refused}", file=sys.stderr)
+        if args.results:  # Gradescope's student reads results.json, not our stderr
+            results.write_refused(args.results, refused)
         return 2
     console = Console(highlight=False, width=None if Console().is_terminal else 110)
     submission = Path(args.submission)

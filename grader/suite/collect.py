@@ -43,6 +43,7 @@ class Run:
     results: list = field(default_factory=list)
     problems: list = field(default_factory=list)  # the grader's own failures: collection errors, bad markers
     isolation: str = ""  # how workers were kept apart: "full: ...", "reduced: <why>" (grader/sandbox/isolation.py)
+    withhold_output: bool = False  # reduced isolation the instructor allowed: no test output may reach students
 
 
 class Collector:
@@ -132,6 +133,7 @@ def run_pytest(paths, folders, timeout, progress=None, extra_args=()):
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not collector.run.problems:
         collector.run.problems.append(f"pytest stopped with exit code {int(code)} ({code.name})")
     collector.run.isolation = isolation.describe()
+    collector.run.withhold_output = isolation.withholds_output()
     return collector.run
 
 
@@ -139,5 +141,6 @@ def by_submission(run):
     """{folder: Run} for a run over several submissions (grader problems are shared by all)."""
     runs = {}
     for r in run.results:
-        runs.setdefault(r.submission, Run(problems=run.problems, isolation=run.isolation)).results.append(r)
+        runs.setdefault(r.submission, Run(problems=run.problems, isolation=run.isolation,
+                                              withhold_output=run.withhold_output)).results.append(r)
     return runs

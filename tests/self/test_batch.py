@@ -71,11 +71,11 @@ def test_batch_resumes(batch):
     assert first.stdout.count("unchanged, skipped") == 0 and "[2/2]" in first.stdout
 
 
-def test_gradescope_run_autograder_in_an_autograder_layout(tmp_path):
-    proc = run_grader("gradescope", "--out", tmp_path / "zip")
+def test_gradescope_run_autograder_in_an_autograder_layout(open_tmp):
+    proc = run_grader("gradescope", "--out", open_tmp / "zip")
     assert proc.returncode == 0, proc.stderr
-    root = tmp_path / "autograder"
-    with zipfile.ZipFile(tmp_path / "zip" / "autograder.zip") as z:
+    root = open_tmp / "autograder"
+    with zipfile.ZipFile(open_tmp / "zip" / "autograder.zip") as z:
         assert {"setup.sh", "run_autograder"} <= set(z.namelist())
         z.extractall(root / "source")
     (root / "submission" / "nested").mkdir(parents=True)
@@ -95,6 +95,7 @@ def test_gradescope_run_autograder_in_an_autograder_layout(tmp_path):
     assert vis == {"visible", "after_published"}
     assert 0 < results["score"] == sum(t["score"] for t in results["tests"] if t["tags"] == ["compute_dk"])
     assert not (root / "submission" / "nested" / "results.json").exists()  # the forger ran on a copy
+    assert results["extra_data"]["isolation"].startswith("full")  # each worker in a box, as on Gradescope
 
 
 def test_classroom_writes_its_result_line_for_the_same_grading(batch, tmp_path):
@@ -127,8 +128,9 @@ def _stub(path, body):
                                                     ("ubuntu-24.04", "3.12", "python3")])
 def test_gradescope_setup_picks_a_python_for_the_pins_and_torch_s_cpu_wheel(tmp_path, image, python3, chosen):
     """setup.sh run against stand-ins for apt-get, Python and pip that log their calls: on Gradescope's default
-    image (python3 3.10) it installs python3.11, on 24.04 it keeps python3; torch comes from the CPU-only index at
-    the pinned version, then the grading requirements and nothing else."""
+    image (python3 3.10) it installs python3.11, on 24.04 it keeps python3, the system's in both, never a pyenv
+    python3 that comes first on PATH (under /root, out of the workers' reach); bubblewrap is installed; torch comes
+    from the CPU-only index at the pinned version, then the grading requirements and nothing else."""
     from grader.course import gradescope
     root, bin_ = tmp_path / "autograder", tmp_path / "bin"
     (root / "source" / "requirements").mkdir(parents=True)
@@ -144,13 +146,18 @@ def test_gradescope_setup_picks_a_python_for_the_pins_and_torch_s_cpu_wheel(tmp_
     new_enough = tuple(map(int, python3.split("."))) >= (3, 11)
     _stub(bin_ / "python3", venv + f'[ "$1" = -c ] && exit {0 if new_enough else 1}\n')  # setup.sh's version check
     _stub(bin_ / "python3.11", venv)
+    pyenv = tmp_path / "pyenv-shims"
+    pyenv.mkdir()
+    for name in ("python3", "python3.11", "python"):
+        _stub(pyenv / name, f'echo "pyenv {name} $*" >> {log}\n')
     setup = tmp_path / "setup.sh"
     setup.write_text(gradescope.SETUP_SH)
-    env = {"PATH": f"{bin_}:/usr/bin:/bin", "AUTOGRADER_ROOT": str(root)}
+    env = {"PATH": f"{pyenv}:{bin_}:/usr/bin:/bin", "AUTOGRADER_ROOT": str(root), "SYSTEM_BIN": str(bin_)}
     proc = subprocess.run(["bash", str(setup)], env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     calls = log.read_text().splitlines()
-    assert f"venv by {chosen}" in calls
+    assert f"venv by {chosen}" in calls and not [c for c in calls if c.startswith("pyenv")]
+    assert "apt-get install -y -qq g++ libboost-context-dev bubblewrap" in calls
     assert ("apt-get install -y -qq python3.11 python3.11-venv" in calls) == (chosen == "python3.11")
     pins = dict(re.findall(r"^([\w.-]+)==([^\s;]+)", (ROOT / "requirements" / "grading.txt").read_text(), re.M))
     pips = [c for c in calls if c.startswith("pip ")]
@@ -220,7 +227,7 @@ def _grade_upload(root, upload, preexec_fn=None, env=()):
 
 
 @pytest.mark.skipif(not footprint.MemoryLimit.available(), reason="needs a writable memory cgroup (root on Linux)")
-def test_gradescope_grades_the_reference_in_full_within_the_stated_memory(tmp_path):
+def test_gradescope_grades_the_reference_in_full_within_the_stated_memory(open_tmp):
     """The memory docs/instructors.md tells instructors to choose, enforced by the kernel as Gradescope's container
     would, on setup.sh's `prebuild` (every expected answer of both suites, computed from a cold cache) and then on
     the grading of the reference (both suites and the build of its kernel): every point, nothing killed, and the
@@ -235,14 +242,15 @@ def test_gradescope_grades_the_reference_in_full_within_the_stated_memory(tmp_pa
                     "microgpt_cuda.cu": controls.files(wrong_kernel)["microgpt_cuda.cu"]}
     prebuilt = {}
     with footprint.MemoryLimit(footprint.TARGET_MEMORY) as limit:
-        results = _run_autograder(tmp_path, upload, preexec_fn=limit.enter_child, prebuilt=prebuilt)
-        wrong = _grade_upload(tmp_path / "autograder", wrong_upload, preexec_fn=limit.enter_child)
+        results = _run_autograder(open_tmp, upload, preexec_fn=limit.enter_child, prebuilt=prebuilt)
+        wrong = _grade_upload(open_tmp / "autograder", wrong_upload, preexec_fn=limit.enter_child)
         killed, peak = limit.out_of_memory_kills(), limit.peak()
     assert killed == 0, f"the out-of-memory killer ran {killed} time(s) under {footprint.TARGET_MEMORY / 1e9} GB"
     assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 0, results.get("output")
+    assert results["extra_data"]["isolation"].startswith("full")
     assert peak <= footprint.TARGET_MEMORY
     assert prebuilt and all(p.stat().st_mtime_ns == t for p, t in prebuilt.items())  # used as setup.sh left them
-    computed = [p for p in (tmp_path / "autograder" / "source" / "build" / "expected").rglob("*")
+    computed = [p for p in (open_tmp / "autograder" / "source" / "build" / "expected").rglob("*")
                 if p.is_file() and p.suffix != ".lock" and p not in prebuilt]
     assert computed == [], computed  # neither grading computed anything that setup.sh had not
     totals = verdict.per_exercise(wrong)  # the two controls' points, full marks elsewhere
@@ -255,7 +263,7 @@ def test_gradescope_grades_the_reference_in_full_within_the_stated_memory(tmp_pa
     assert {wrong_sum.mistake, wrong_kernel.mistake} <= mistakes, mistakes
 
 
-def test_gradescope_grades_a_notebook_uploaded_by_mistake_from_its_answer_cells(tmp_path):
+def test_gradescope_grades_a_notebook_uploaded_by_mistake_from_its_answer_cells(open_tmp):
     notebook = {"cells": [
         {"cell_type": "markdown", "metadata": {}, "source": "# the lesson"},
         {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
@@ -263,13 +271,13 @@ def test_gradescope_grades_a_notebook_uploaded_by_mistake_from_its_answer_cells(
                     "    if not all(type(v) is int and v > 0 for v in (d_model, n_head)) or d_model % n_head:\n",
                     "        raise ValueError('no')\n", "    return d_model // n_head\n"]}],
         "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    results = _run_autograder(tmp_path, {"attention.ipynb": json.dumps(notebook)},
+    results = _run_autograder(open_tmp, {"attention.ipynb": json.dumps(notebook)},
                               env={"GRADER_CACHE_DIR": str(CACHE_ROOT)})  # this machine's inputs: warm
     earned = {t["tags"][0] for t in results["tests"] if t["score"] > 0}
     assert earned == {"compute_dk"} and results["score"] > 0
 
 
-def test_gradescope_says_what_to_upload_when_nothing_gradable_was(tmp_path):
-    results = _run_autograder(tmp_path, {"notes.txt": "my answers are in my head"})
+def test_gradescope_says_what_to_upload_when_nothing_gradable_was(open_tmp):
+    results = _run_autograder(open_tmp, {"notes.txt": "my answers are in my head"})
     assert results["score"] == 0 and results["tests"] == []
     assert "upload attention.py and microgpt_cuda.cu" in results["output"]

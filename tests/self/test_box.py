@@ -132,13 +132,16 @@ def test_a_worker_folder_left_by_a_killed_grading_is_removed_when_its_uid_comes_
 
 
 def test_where_namespaces_are_refused_grading_says_reduced_or_refuses(tmp_path):
-    """Docker's default seccomp profile, simulated by a bwrap that fails as it fails there."""
+    """Docker's default seccomp profile, simulated by a bwrap that fails as it fails there. A student's grade goes
+    on in the fence and says so; asked to, it refuses. A class's batch refuses by default; with
+    --allow-reduced-isolation it grades, and students see no test's output."""
     where = Path(tempfile.mkdtemp(prefix="refusing-bwrap-"))  # as root bwrap runs as a worker's uid: not in
     where.chmod(0o755)                                          # tmp_path, which only root may enter
     fake = where / "bwrap"
     fake.write_text(REFUSING_BWRAP)
     fake.chmod(0o755)
-    env = dict(os.environ, GRADER_BWRAP=str(fake))
+    env = {k: v for k, v in os.environ.items() if k != isolation.POLICY_VAR}
+    env["GRADER_BWRAP"] = str(fake)
     args = [sys.executable, "-m", "grader", "grade", "--submission", str(ROOT / "solutions"), "--exercise",
             "compute_dk", "--pictures", "none", "--results", str(tmp_path / "results.json")]
     graded = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
@@ -148,7 +151,21 @@ def test_where_namespaces_are_refused_grading_says_reduced_or_refuses(tmp_path):
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["extra_data"]["isolation"].startswith("reduced: bubblewrap cannot build a box here")
     assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 0  # graded all the same
+    assert {t["visibility"] for t in results["tests"]} == {"visible"}  # the student's own grading: nothing hidden
     refused = subprocess.run(args + ["--require-isolation"], cwd=ROOT, env=env, capture_output=True, text=True,
                              timeout=300)
+    assert refused.returncode == 2 and "isolation required but reduced: bubblewrap cannot" in refused.stderr
+    assert "--allow-reduced-isolation" in refused.stderr
+    (tmp_path / "class" / "ada").mkdir(parents=True)
+    shutil.copy2(ROOT / "solutions" / "attention.py", tmp_path / "class" / "ada")
+    batch = [sys.executable, "-m", "grader", "batch", str(tmp_path / "class"), "--jobs", "1"]
+    refused = subprocess.run(batch, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 2 and "isolation required but reduced: bubblewrap cannot" in refused.stderr
+    assert not (tmp_path / "class-results" / "ada" / "results.json").exists()
+    allowed = subprocess.run(batch + ["--allow-reduced-isolation"], cwd=ROOT, env=env, capture_output=True,
+                             text=True, timeout=600)
     shutil.rmtree(where)
-    assert refused.returncode == 2 and "isolation required (--require-isolation) but reduced" in refused.stderr
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+    results = json.loads((tmp_path / "class-results" / "ada" / "results.json").read_text())
+    assert results["tests"] and {t["visibility"] for t in results["tests"]} == {"hidden"}
+    assert "Graded with reduced isolation, as your instructor allowed" in results["output"]

@@ -139,7 +139,7 @@ def test_a_rerun_skips_every_graded_student(graded):
 
 def test_a_worker_with_another_grader_grades_nothing():
     """A worker whose checkout differs would grade by other rules: it refuses and says what to do."""
-    settings = dask_tasks.Settings(digest="0" * 64, hidden_seed=None, require_isolation=False, at_once={})
+    settings = dask_tasks.Settings(digest="0" * 64, hidden_seed=None, isolation_policy="best-effort", at_once={})
     graded = dask_tasks.grade_student_on_worker("someone", {SUBMISSION_FILE: b"x = 1\n"}, "public", 10.0, None,
                                                   settings)
     assert not graded.ok and graded.files == {}
