@@ -38,8 +38,13 @@ help:
 # module's bytecode one file at a time (25 s of a fresh 77 s install here): compileall writes it on every core
 # instead (17 s on 2). Grading workers run with -B and could never write it themselves. Files that are not Python 3
 # (packages' test data) fail to compile, as they did under pip, which ignores them too: hence the `|| true`.
+# torch first, alone, from PyTorch's CPU-only index (requirements/torch-cpu.txt says why); pip then installs its
+# dependencies with the rest. --retries 2: an index that cannot be reached (a mirror-only network) costs a second.
+TORCH_PIN = $$(grep -E '^torch==' requirements/grading.txt)
 $(STAMP): requirements.txt $(wildcard requirements/*.txt)
 	@test -x $(PY) || $(PYTHON_SYSTEM) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile --no-deps --retries 2 \
+	  -r requirements/torch-cpu.txt "$(TORCH_PIN)"
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r requirements.txt
 	@$(PY) -m compileall -qq -j 0 $(VENV)/lib || true
 	@touch $@

@@ -19,8 +19,7 @@ from grader.judge import hidden_seed
 from grader.sandbox import isolation
 
 SOURCE = ["grader", "tests/public", "tests/hidden", "csrc/cuda_cpu", "conftest.py", "requirements/grading.txt",
-          "solutions/attention.py", "solutions/microgpt_cuda.cu"]
-TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+          "requirements/torch-cpu.txt", "solutions/attention.py", "solutions/microgpt_cuda.cu"]
 
 # Written for Gradescope's documented Ubuntu base images: 22.04 (the default, whose python3 is 3.10) and 24.04
 # (python3 3.12). The pins need Python 3.11 or newer; torch comes from PyTorch's CPU-only index (a plain index
@@ -47,7 +46,8 @@ else
 fi
 "$PYTHON" -m venv "$ROOT/venv"
 TORCH="$(grep -E '^torch==' "$ROOT/source/requirements/grading.txt")"
-"$ROOT/venv/bin/pip" install --quiet --disable-pip-version-check --index-url {TORCH_CPU_INDEX} "$TORCH"
+"$ROOT/venv/bin/pip" install --quiet --disable-pip-version-check --no-deps \\
+  -r "$ROOT/source/requirements/torch-cpu.txt" "$TORCH"
 "$ROOT/venv/bin/pip" install --quiet --disable-pip-version-check -r "$ROOT/source/requirements/grading.txt"
 # The CPU runtime every kernel links, compiled once into the image, and every expected answer of both suites,
 # computed once by grading the reference: each submission's fresh container then builds only the student's kernel

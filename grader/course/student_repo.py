@@ -41,6 +41,7 @@ def copy_student_grader(dest):
     # grading only: no course or development tools; what `grader doctor` checks there. Copied with its time, as
     # every other file here: a venv already installed from it is not reinstalled because the copy is newer
     shutil.copy2(ROOT / "requirements" / "grading.txt", dest / "requirements.txt")
+    shutil.copy2(ROOT / "requirements" / "torch-cpu.txt", dest / "torch-cpu.txt")
 
 
 STUDENT_MAKEFILE = """\
@@ -60,8 +61,11 @@ help:
 \t@echo "make grade EX=row_softmax      grade one exercise (pictures: grade-report/)"
 \t@echo "make doctor                    check this machine for what grading needs"
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt torch-cpu.txt
 \t@test -x $(PY) || $(PYTHON_SYSTEM) -m venv $(VENV)
+\t@# torch first, alone, from PyTorch's CPU-only index: the plain index's Linux wheel is the multi-GB CUDA build
+\t$(PY) -m pip install --quiet --disable-pip-version-check --no-compile --no-deps --retries 2 \\
+\t  -r torch-cpu.txt "$$(grep -E '^torch==' requirements.txt)"
 \t$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r requirements.txt
 \t@# bytecode on every core (pip compiles one file at a time); what is not Python 3 fails here as under pip
 \t@$(PY) -m compileall -qq -j 0 $(VENV)/lib || true

@@ -15,6 +15,7 @@ Student code never runs in the kernel: an `os._exit`, a crash or an endless loop
 (or its worker) and costs the cells that call it, not the whole notebook (a dead kernel fails every cell).
 """
 
+import enum
 import hashlib
 import json
 import os
@@ -30,6 +31,7 @@ from grader.sandbox.units import cell_marker
 
 ANSWERS = {}  # answer name -> cell text, in the order first run (the notebook's order at autograde)
 SAVED_AT = {}  # answer name -> when its cell was last run (time.strftime), for the test cells to say
+RAN_AT = {}  # answer name -> when its cell was last run (time.time()), against the saved notebook's time
 PRELUDE = '"""attention.py, assembled from the notebook\'s answer cells."""\n\nimport numpy as np\n'
 SCORE_LINE = "grader-cell-score:"  # the last line grader/student/cell.py prints
 ANSWER_LINE = re.compile(r"^%%answer\s+(\S+)\s*$")  # an answer cell's first line; group 1: the answer's name
@@ -45,6 +47,7 @@ def answer(line, cell):
         return
     ANSWERS[name] = cell
     SAVED_AT[name] = time.strftime("%H:%M:%S")
+    RAN_AT[name] = time.time()
     print(f"saved your answer {name} ({len(cell.splitlines())} lines); the test cell below grades it")
 
 
@@ -119,9 +122,13 @@ def _which_answer(exercise):
     if name not in ANSWERS:
         return None
     said = f"grading your answer {name} as run at {SAVED_AT.get(name, '?')} (run its cell again after a change)"
-    if _changed_since_run(name):
-        said += (f"\n{name}: its answer cell in your saved notebook is not the version you ran: run the answer cell "
-                 "again, then this one (this grades the version you ran)")
+    drift = _changed_since_run(name)
+    if drift is Drift.EDITED_AFTER_RUN:
+        said += (f"\n{name}: your saved notebook holds a newer version of its answer cell than the one you ran: run "
+                 "the answer cell again, then this one (this grades the version you ran)")
+    elif drift is Drift.RUN_NOT_SAVED:
+        said += (f"\n{name}: the version of its answer cell you ran is not in your saved notebook yet: save the "
+                 "notebook (Ctrl+S), since the saved notebook is what you submit (this grades the version you ran)")
     return said
 
 
@@ -151,18 +158,27 @@ def saved_answers(notebook):
     return found
 
 
+class Drift(enum.Enum):
+    """How the saved notebook's answer cell differs from the text last run, told apart by the file's time."""
+    EDITED_AFTER_RUN = "the cell was edited and saved after it ran: run it again"
+    RUN_NOT_SAVED = "the cell ran after the notebook was last saved: save it"
+
+
 def _changed_since_run(name):
-    """True when the saved notebook's answer cell `name` differs from the text last run: the student edited the
-    answer (and saved, or Jupyter autosaved) without running it again. Edits not yet saved cannot be seen from the
-    kernel; a notebook that cannot be read says nothing."""
+    """None when the saved notebook's answer cell `name` is the text last run; else which of the two is newer: the
+    student edited the answer and saved (or Jupyter autosaved) without running it again, or ran an edit not yet
+    saved. A notebook that cannot be read says nothing."""
     path = _notebook_file()
     if path is None:
-        return False
+        return None
     try:
         saved = saved_answers(json.loads(path.read_text(encoding="utf-8"))).get(name)
+        saved_at = path.stat().st_mtime
     except (OSError, ValueError, AttributeError):
-        return False
-    return saved is not None and saved.rstrip() != ANSWERS[name].rstrip()
+        return None
+    if saved is None or saved.rstrip() == ANSWERS[name].rstrip():
+        return None
+    return Drift.EDITED_AFTER_RUN if saved_at > RAN_AT.get(name, 0.0) else Drift.RUN_NOT_SAVED
 
 
 def _cache_dir():

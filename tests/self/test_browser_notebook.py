@@ -32,7 +32,7 @@ pytestmark = pytest.mark.skipif(not os.environ.get("GRADER_BROWSER_TEST"),
 CHROMIUM = "/usr/bin/chromium"
 ARTEFACTS = ROOT / "build" / "test-artefacts"
 TOKEN = "grader-browser-test"
-CELL_SECONDS = {"row_softmax": 300, "apply_causal_mask": 300, "cuda_kernel": 900}
+CELL_SECONDS = {"compute_dk": 300, "row_softmax": 300, "apply_causal_mask": 300, "cuda_kernel": 900}
 
 
 def _function(module_text, name):
@@ -134,15 +134,20 @@ def grading_cell(page, exercise):
     return cell_with(page, f'grade("{exercise}"')
 
 
-def type_into(page, cell, text):
+def type_into(page, cell, text, save=True):
     """Replace a cell's text as a student would: click into it, select all, type (insert_text: the editor's own
     auto-indent and bracket closing stay out of the way, as for a paste)."""
     cell.locator(".cm-content").click()
     page.keyboard.press("Control+a")
     page.keyboard.insert_text(text)
-    page.keyboard.press("Control+s")  # saved, as the test cell compares the saved answer with the one run
-    page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=30_000)
+    if save:  # as the test cell compares the saved answer with the one run
+        save_notebook(page)
     assert cell.locator(".cm-content").text_content().startswith(text.splitlines()[0].strip())
+
+
+def save_notebook(page):
+    page.keyboard.press("Control+s")
+    page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=30_000)
 
 
 def run_cell(page, cell, seconds):
@@ -224,3 +229,23 @@ def test_the_reference_kernel_builds_and_scores(page):
     earned, possible = _points(output, "cuda_kernel")
     assert earned == possible > 0, output
     assert "does not compile" not in output and not errors_in(cell)
+
+
+def test_an_answer_run_but_not_saved_is_told_to_save_and_saving_clears_it(page):
+    """The test cell compares the saved notebook with the answer run: after an edit that ran but was not saved, its
+    advice is to save (running the answer again would change nothing), and once saved it says nothing more."""
+    answer = answer_cell(page, "compute_dk")
+    type_into(page, answer, f"%%answer compute_dk\n{_function(REFERENCE.read_text(), 'compute_dk')}", save=False)
+    assert "saved your answer compute_dk" in run_cell(page, answer, 60)
+    cell = grading_cell(page, "compute_dk")
+    output = run_cell(page, cell, CELL_SECONDS["compute_dk"])
+    shoot(page, cell, "compute_dk-run-not-saved")
+    assert "the version of its answer cell you ran is not in your saved notebook yet: save the notebook" in \
+        " ".join(output.split()), output
+    assert "run the answer cell again" not in output
+    answer.locator(".jp-InputPrompt").click()
+    save_notebook(page)
+    output = run_cell(page, cell, CELL_SECONDS["compute_dk"])
+    assert "save the notebook" not in output and "run the answer cell again" not in output, output
+    earned, possible = _points(output, "compute_dk")
+    assert earned == possible > 0, output
