@@ -48,9 +48,18 @@ void CallState::warn(const char* text) {
     warnings += "\n";
 }
 
+void CallState::refuse(cudaError_t err, const char* message) {
+    std::lock_guard<std::mutex> lock(mutex);
+    last_error = err;
+    error_message = message;
+    message_code = err;
+    if (first_refusal.empty()) first_refusal = message;
+}
+
 void CallState::begin() {
     std::lock_guard<std::mutex> lock(mutex);
     first_failure.clear();
+    first_refusal.clear();
     failure_code = cudaSuccess;
     warnings.clear();
     warned_early_return = false;
@@ -86,6 +95,7 @@ extern "C" const char* cuda_cpu_launch_error() { return cuda_cpu::call.first_fai
 
 // Warnings (an early return before a barrier) from the launches of this call, one per line.
 extern "C" const char* cuda_cpu_warnings() { return cuda_cpu::call.warnings.c_str(); }
+extern "C" const char* cuda_cpu_launch_refused() { return cuda_cpu::call.first_refusal.c_str(); }
 
 // Called by the grader before each causal_attention_forward: a fresh start, as a new process would have.
 extern "C" void cuda_cpu_begin_call() {

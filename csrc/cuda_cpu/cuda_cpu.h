@@ -59,6 +59,13 @@ struct LaunchConfig {
     dim3 grid, block;
     size_t shared_bytes;
     int line;  // the launch's line in the student's file
+    const char* kernel = nullptr;  // the kernel as the launch names it (the rewrite's), for its cudaFuncSetAttribute
+
+    LaunchConfig named(const char* name) const {
+        LaunchConfig c = *this;
+        c.kernel = name;
+        return c;
+    }
 };
 inline LaunchConfig config(dim3 grid, dim3 block, size_t shared_bytes = 0, cudaStream_t = nullptr,
                            int line = __builtin_LINE()) {

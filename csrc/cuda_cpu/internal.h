@@ -22,12 +22,14 @@ struct CallState {
     std::atomic<bool> launch_failed{false};  // the running launch: its blocks stop early
     std::atomic<bool> warned_early_return{false};
     std::string warnings;                // one per line (cuda_cpu_warnings)
+    std::string first_refusal;           // a launch the GPU would refuse (launch_checks.cpp; cuda_cpu_launch_refused)
 
     bool start_launch();                 // false (and the launch fails) after an earlier failure of this call
     void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
     cudaError_t sticky();                // the failure's code, or cudaSuccess before any failure
     void set_error(cudaError_t err, const char* message);
     void warn(const char* text);
+    void refuse(cudaError_t err, const char* message);  // a launch refused before it ran: not sticky, as on a GPU
     void begin();                        // a fresh start, as a new process would have
 };
 extern CallState call;
@@ -55,6 +57,13 @@ size_t far_guard_bytes();
 
 // shared_memory.cpp: the same for the windows that hold __shared__ arrays ("past the end of `tile` ...").
 bool describe_shared_address(const void* addr, bool write, bool know_write, char* out, size_t n);
+
+// device_properties.cpp: the GPU this runtime stands for (gpu_table.h, GRADER_GPU) and its properties.
+const cudaDeviceProp& device();
+const char* gpu_name();
+// launch_checks.cpp: whether that GPU would start this launch; if not, the error the student's host code sees is
+// set (not sticky, as on a GPU), the reason is said beside the score, and the kernel does not run.
+bool launch_allowed(const LaunchConfig& cfg);
 
 // faults.cpp: give this OS thread an alternate signal stack, so a stack overflow can still be reported.
 void prepare_thread_for_faults();

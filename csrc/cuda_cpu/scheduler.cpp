@@ -219,11 +219,7 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>&
 }  // namespace
 
 void run_grid(const LaunchConfig& cfg, const std::function<void()>& body) {
-    unsigned threads_per_block = cfg.block.x * cfg.block.y * cfg.block.z;
-    if (threads_per_block == 0 || threads_per_block > 1024 || cfg.grid.x * cfg.grid.y * cfg.grid.z == 0) {
-        call.set_error(cudaErrorInvalidConfiguration, "invalid launch: blocks need 1..1024 threads and a non-empty grid");
-        return;
-    }
+    if (!launch_allowed(cfg)) return;  // what the GPU it stands for refuses (launch_checks.cpp)
     if (cfg.shared_bytes > kSharedArenaBytes) {
         call.set_error(cudaErrorInvalidValue, "the launch asks for more dynamic shared memory than a block has (228 KiB)");
         return;

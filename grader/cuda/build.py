@@ -36,7 +36,7 @@ LINK_LOCAL = "-Wl,-Bsymbolic-functions" if sys.platform.startswith("linux") else
 RUNTIME_UNIT = "cuda_cpu_runtime.cpp"
 RUNTIME_SOURCES = ("scheduler.cpp", "rounds.cpp", "context_switch.cpp", "collectives.cpp", "barrier_reports.cpp", "shared_memory.cpp", "cuda_api.cpp",
                    "errors.cpp", "device_properties.cpp", "streams.cpp", "host_memory.cpp",
-                   "memory.cpp", "faults.cpp")
+                   "memory.cpp", "faults.cpp", "launch_checks.cpp")
 MAX_ERROR_LINES = 30
 # A .cu file is compiled once, for host and device at the same time: its kernels run as device code of an sm_90
 # GPU (the properties device_properties.cpp reports), so code that picks device features by __CUDA_ARCH__ takes
@@ -234,12 +234,15 @@ def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++"):
     return out
 
 
-def build(source_path, *, defines=(), cxx="g++"):
-    """Build source_path (a .cu file) for the CPU runtime; return the shared library's path, or raise BuildError."""
+def build(source_path, *, defines=(), cxx="g++", resources=None):
+    """Build source_path (a .cu file) for the CPU runtime; return the shared library's path, or raise BuildError.
+    resources: (FILE, C++ text) of each kernel's registers and static shared memory (grader/cuda/resources.py),
+    linked in for the runtime's launch checks."""
     source_path = Path(source_path)
     # the student's file is compiled as CUDA whatever its name (the yardstick attention_loops.cpp too)
     name = source_path.name if _is_cuda(source_path.name) else source_path.name + ".cu"
-    return _build({name: source_path.read_text(errors="replace")}, [name], "libkernel.so", defines=defines, cxx=cxx)
+    files = {name: source_path.read_text(errors="replace"), **dict([resources] if resources else [])}
+    return _build(files, list(files), "libkernel.so", defines=defines, cxx=cxx)
 
 
 def build_program(folder, sources, *, files=None, include_dirs=(), defines=(), cxx="g++"):

@@ -53,8 +53,13 @@ def cpu_note(kernel, seconds, Q, K, V):
     shape = "x".join(map(str, Q.shape))
     build = kernel.build_seconds or 0.0
     built = f"built in {build:.1f} s" if build >= 0.05 else "build: unchanged file, taken from the cache"
+    from grader.cuda import gpus
+    gpu = gpus.chosen()
     lines = [f"kernel report: ran on the CPU runtime (csrc/cuda_cpu: one fiber per CUDA thread; one test reruns it "
-             f"with the threads in reverse order to catch races); {built}"]
+             f"with the threads in reverse order to catch races), standing for the {gpu.name} ({gpu.arch}; "
+             f"{gpus.GPU_VAR}=NAME or --gpu for another): its launch limits are checked"
+             + ("" if getattr(kernel, "resources_checked", True) else ", except registers and static shared memory "
+                "(they need nvcc's counts, and nvcc is not here)") + f"; {built}"]
     try:
         refs = reference_seconds(Q, K, V)
     except Exception as exc:  # the comparison is a courtesy: never a reason to fail the student's test

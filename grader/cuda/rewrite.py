@@ -6,6 +6,9 @@ file and line. It changes only what no header can express:
         ->  cuda_cpu::launch(CUDA_CPU_KERNEL(kernel), cuda_cpu::config(grid, block...), args)
     __shared__ float tile[64][65];  ->  auto& tile = cuda_cpu::shared_var<float[64][65]>(<site>, "tile", __LINE__);
     extern __shared__ float dyn[];  ->  float* dyn = cuda_cpu::dynamic_shared<float>("dyn");
+    cudaFuncSetAttribute(kernel, ...)  ->  cuda_cpu::func_set_attribute_named("kernel", kernel, ...)
+The launch and the attribute call both name the kernel as written, so the runtime can check a launch against that
+kernel's opt-in (csrc/cuda_cpu/launch_checks.cpp).
 Which kernels wait (at a barrier or a warp collective) is not read from the text: the runtime finds out as they run
 (every thread runs on a fiber; one that ends without waiting hands it to the next thread at no cost).
 """
@@ -63,10 +66,51 @@ def rewrite(source, filename):
     def launch(m):
         config = " ".join(m.group(2).split())
         tail = ")" if m.group(3) else ", "
-        return _keep_lines(m.group(0), f"cuda_cpu::launch(CUDA_CPU_KERNEL({m.group(1)}), cuda_cpu::config({config}){tail}")
+        return _keep_lines(m.group(0), f"cuda_cpu::launch(CUDA_CPU_KERNEL({m.group(1)}), "
+                                       f'cuda_cpu::config({config}).named("{kernel_name(m.group(1))}"){tail}')
 
     text = source
     for pattern, replace in ((_DYNAMIC_SHARED, dynamic), (_DYNAMIC_SHARED_AFTER, dynamic), (_STATIC_SHARED, static),
                              (_LAUNCH, launch)):
         text = _sub_in_code(pattern, replace, text)
-    return f'#line 1 "{filename}"\n' + text
+    return f'#line 1 "{filename}"\n' + _name_attribute_calls(text)
+
+
+_SET_ATTRIBUTE = re.compile(r"\bcudaFuncSetAttribute\s*\(")
+_OPENING, _CLOSING = "(<[{", ")>]}"
+
+
+def kernel_name(text):
+    """A kernel as a launch or cudaFuncSetAttribute writes it, in one spelling: no spaces, casts or `&`."""
+    name = re.sub(r"\s+", "", text)
+    name = re.sub(r"^\((?:const)?void\*\)", "", name)
+    cast = re.fullmatch(r"(?:reinterpret_cast|static_cast)<(?:const)?void\*>\((.*)\)", name)
+    return (cast.group(1) if cast else name).lstrip("&")
+
+
+def _first_argument(text, start):
+    """The text from start to the first comma (or closing parenthesis) outside brackets: a call's first argument."""
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] in _OPENING:
+            depth += 1
+        elif text[i] in _CLOSING:
+            if depth == 0:
+                return text[start:i]
+            depth -= 1
+        elif text[i] == "," and depth == 0:
+            return text[start:i]
+    return None
+
+
+def _name_attribute_calls(text):
+    masked = _LITERAL.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    out, last = [], 0
+    for m in _SET_ATTRIBUTE.finditer(masked):
+        first = _first_argument(masked, m.end())
+        if first is None or not first.strip():
+            continue
+        name = kernel_name(first)
+        out += [text[last:m.start()], f'cuda_cpu::func_set_attribute_named("{name}", ']
+        last = m.end()
+    return "".join(out) + text[last:]

@@ -61,8 +61,11 @@ class Control:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 consts[node.targets[0].id] = ast.literal_eval(node.value)
         kernel = (path.parent / consts["KERNEL"]).read_text() if "KERNEL" in consts else ""
+        # EDITS_AFTER = "../wrong/x.py": that control's kernel edits first, then this one's (a fix of that mistake)
+        edits = (cls.load(path.parent / consts["EDITS_AFTER"]).kernel_edits if "EDITS_AFTER" in consts else ()) + \
+            tuple(consts.get("KERNEL_EDITS", ()))
         return cls(path.stem, (ast.get_docstring(tree) or "").splitlines()[0], consts["SCORES"], consts["HINT"], source,
-                   tuple(consts.get("KERNEL_EDITS", ())), consts.get("PRELUDE", ""), kernel, consts.get("MISTAKE", ""))
+                   edits, consts.get("PRELUDE", ""), kernel, consts.get("MISTAKE", ""))
 
 
 # The two controls that are not mutants: the reference must get full marks, the generated stubs nothing.

@@ -156,6 +156,8 @@ class Submission:
         if header.get("launch_error"):  # first: a failed launch usually left O untouched too
             raise StudentCodeError(f"{func}: a kernel launch failed: {header['launch_error']}",
                                    mistakes=replies.kernel_diagnostics(header["launch_error"]))
+        if header.get("launch_refused"):  # the GPU it stands for would not start it (csrc/cuda_cpu/launch_checks.cpp)
+            raise StudentCodeError(f"{func}: {header['launch_refused']}", mistakes=["kernel_launch_refused"])
         if header.get("untouched"):
             raise NotImplementedYet(f"{func}: not implemented yet (it left O untouched)")
         warnings = header.get("warnings")

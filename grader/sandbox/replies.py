@@ -43,6 +43,7 @@ KERNEL_DIAGNOSTIC_NAMES = {
     "kernel_divergent_barrier": "divergence: threads wait at different barriers",
     "kernel_writes_input": "writes into an input",
     "kernel_stack_overflow": "stack overflow",
+    "kernel_launch_refused": "a launch the GPU refuses (its limits: threads, grid, shared memory)",
 }
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from grader.cuda import gpus
 from grader.sandbox import isolation
 from grader.suite import collect
 from grader.report import results
@@ -21,6 +22,7 @@ from grader.suite.plugin import DEFAULT_TIMEOUT
 
 def add_arguments(parser):
     isolation.add_argument(parser)
+    gpus.add_argument(parser)
     parser.add_argument("--submission", default=str(ROOT / "exercises"),
                         help="folder holding the student's attention.py (default: exercises/)")
     parser.add_argument("--suite", choices=sorted(SUITES), default="public",
@@ -61,6 +63,11 @@ def _draw_pictures(run, submission, args):
 
 def main(args):
     started = time.perf_counter()
+    try:
+        gpus.apply_argument(args)
+    except gpus.UnknownGpu as exc:
+        print(f"grader: {exc}", file=sys.stderr)
+        return 2
     refused = isolation.refused(args)
     if refused:
         print(f"grader: {refused}", file=sys.stderr)

@@ -200,7 +200,8 @@ class KernelUnderTest:
             else:
                 try:
                     started = time.perf_counter()
-                    lib = cuda_build.build(self.source)
+                    from grader.cuda import resources  # with nvcc's register counts, for the launch checks
+                    lib, self.resources_checked = resources.build_counted(self.source)
                     self.build_seconds = time.perf_counter() - started
                     self._runner = Submission(self.source.parent, timeout=self.timeout, kernel_library=lib)
                 except cuda_build.MissingToolchain as exc:

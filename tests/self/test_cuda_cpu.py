@@ -51,13 +51,29 @@ def test_rewrite_keeps_lines_and_handles_launch_forms():
            "    __shared__ int count;\n")
     out = cuda_rewrite.rewrite(src, "s.cu").splitlines()
     assert out[0] == '#line 1 "s.cu"' and len(out) == 1 + src.count("\n")
-    assert out[1] == "cuda_cpu::launch(CUDA_CPU_KERNEL(k), cuda_cpu::config(g, b), x, y);"
+    assert out[1] == 'cuda_cpu::launch(CUDA_CPU_KERNEL(k), cuda_cpu::config(g, b).named("k"), x, y);'
     # a launch spread over two lines stays on two lines, so every later line keeps its number
-    assert out[2] == "cuda_cpu::launch(CUDA_CPU_KERNEL(tiled<64>), cuda_cpu::config(dim3(4, 2), 64, 0, 0), " and out[3] == "x);"
-    assert out[4] == "cuda_cpu::launch(CUDA_CPU_KERNEL(go), cuda_cpu::config(1, 1));"
+    assert out[2] == ('cuda_cpu::launch(CUDA_CPU_KERNEL(tiled<64>), cuda_cpu::config(dim3(4, 2), 64, 0, 0)'
+                      '.named("tiled<64>"), ') and out[3] == "x);"
+    assert out[4] == 'cuda_cpu::launch(CUDA_CPU_KERNEL(go), cuda_cpu::config(1, 1).named("go"));'
     assert out[5].strip() == 'auto& tile = cuda_cpu::shared_var<float[64][65]>([] { static const char site = 0; return &site; }(), "tile", __LINE__);'
     assert out[6].strip() == 'float* dyn = cuda_cpu::dynamic_shared<float>("dyn");'
     assert out[7].strip() == 'auto& count = cuda_cpu::shared_var<int>([] { static const char site = 0; return &site; }(), "count", __LINE__);'
+
+
+def test_rewrite_names_the_kernel_of_each_opt_in_as_its_launch_names_it():
+    src = ("cudaFuncSetAttribute(flash<64, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);\n"
+           "cudaFuncSetAttribute((const void*)k, cudaFuncAttributeMaxDynamicSharedMemorySize, 1);\n"
+           "cudaFuncSetAttribute(reinterpret_cast<const void*>(&ns::k), cudaFuncAttributeMaxDynamicSharedMemorySize, 1);\n"
+           "// cudaFuncSetAttribute(not_code, 1, 2);\n"
+           "flash<64, 2><<<4, 128, 65536>>>(a);\n")
+    out = cuda_rewrite.rewrite(src, "s.cu").splitlines()
+    assert out[1] == ('cuda_cpu::func_set_attribute_named("flash<64,2>", flash<64, 2>, '
+                      'cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);')
+    assert out[2].startswith('cuda_cpu::func_set_attribute_named("k", (const void*)k,')
+    assert out[3].startswith('cuda_cpu::func_set_attribute_named("ns::k", reinterpret_cast')
+    assert out[4] == "// cudaFuncSetAttribute(not_code, 1, 2);"
+    assert '.named("flash<64,2>")' in out[5]
 
 
 def test_compile_errors_name_the_students_file_and_line(tmp_path):

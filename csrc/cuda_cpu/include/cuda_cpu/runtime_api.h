@@ -38,9 +38,19 @@ cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache config);
 cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config);
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total);
 cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop);
-// kernel attributes are accepted (there is nothing to configure on the CPU) for any kernel
+// A kernel's opt-in to more than 48 KiB of dynamic shared memory is kept (by the kernel's name as the call writes it:
+// the rewrite passes it) and checked at its launches (launch_checks.cpp); other attributes are accepted.
+namespace cuda_cpu {
+cudaError_t func_set_attribute(const char* kernel, cudaFuncAttribute attr, int value);
 template <class F>
-cudaError_t cudaFuncSetAttribute(F*, cudaFuncAttribute, int) { return cudaSuccess; }
+cudaError_t func_set_attribute_named(const char* kernel, F*, cudaFuncAttribute attr, int value) {
+    return func_set_attribute(kernel, attr, value);
+}
+}  // namespace cuda_cpu
+template <class F>
+cudaError_t cudaFuncSetAttribute(F*, cudaFuncAttribute attr, int value) {
+    return cuda_cpu::func_set_attribute(nullptr, attr, value);
+}
 template <class F>
 cudaError_t cudaFuncSetCacheConfig(F*, cudaFuncCache) { return cudaSuccess; }
 

@@ -1,0 +1,118 @@
+"""The GPU the CPU runtime stands for (csrc/cuda_cpu/gpu_table.h, read by the runtime and by grader/cuda/gpus.py):
+what cudaGetDeviceProperties and cudaDeviceGetAttribute answer is that GPU's row, for each GPU of the table, and
+its limits decide which launches are refused (tests/cuda_conformance/launch_limits.cu checks the default's)."""
+
+import os
+import subprocess
+
+import pytest
+
+from grader.cuda import build as cuda_build, gpus, nvcc
+from helpers import ROOT, run_grader
+
+PROPERTIES = r"""
+#include <cstdio>
+__global__ void touch(float* out) { extern __shared__ float s[]; s[0] = 1.0f; out[0] = s[0]; }
+int main() {
+    cudaDeviceProp p;
+    cudaGetDeviceProperties(&p, 0);
+    int optin = 0, sms = 0;
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    printf("%s|%d|%d|%d|%d|%d|%d|%d|%zu|%zu|%zu|%d|%d|%d\n", p.name, p.major, p.minor, p.multiProcessorCount,
+           p.maxThreadsPerMultiProcessor, p.maxBlocksPerMultiProcessor, p.regsPerMultiprocessor, p.regsPerBlock,
+           p.sharedMemPerMultiprocessor, p.sharedMemPerBlockOptin, p.reservedSharedMemPerBlock, p.l2CacheSize,
+           optin == (int)p.sharedMemPerBlockOptin, sms == p.multiProcessorCount);
+    float* out;
+    cudaMalloc(&out, sizeof(float));
+    cudaFuncSetAttribute(touch, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p.sharedMemPerBlockOptin);
+    touch<<<1, 1, p.sharedMemPerBlockOptin>>>(out);
+    printf("the most a block may have: %s\n", cudaGetErrorName(cudaGetLastError()));
+    touch<<<1, 1, p.sharedMemPerBlockOptin + 4>>>(out);
+    printf("4 bytes more: %s\n", cudaGetErrorName(cudaGetLastError()));
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("properties")
+    (folder / "properties.cu").write_text(PROPERTIES)
+    return cuda_build.build_program(folder, ["properties.cu"])
+
+
+@pytest.mark.parametrize("key", list(gpus.table()))
+def test_the_runtime_answers_with_the_row_of_the_gpu_it_stands_for(program, key):
+    gpu = gpus.table()[key]
+    done = subprocess.run([str(program)], capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, **{gpus.GPU_VAR: key}))
+    assert done.returncode == 0, done.stdout + done.stderr
+    first, *launches = done.stdout.splitlines()
+    name, *numbers = first.split("|")
+    assert name == f"CPU runtime (emulating the {gpu.name}, {gpu.arch})"
+    assert list(map(int, numbers)) == [gpu.major, gpu.minor, gpu.sms, gpu.threads_per_sm, gpu.blocks_per_sm,
+                                       gpu.regs_per_sm, gpu.regs_per_block, gpu.shared_per_sm,
+                                       gpu.shared_per_block_optin, gpu.shared_reserved_per_block, gpu.l2_bytes, 1, 1]
+    assert launches == ["the most a block may have: cudaSuccess", "4 bytes more: cudaErrorInvalidValue"]
+
+
+def test_the_default_is_the_table_s_first_row_and_an_unknown_name_is_said():
+    assert gpus.chosen({}).key == next(iter(gpus.table())) == "H100"
+    with pytest.raises(gpus.UnknownGpu, match="GRADER_GPU=V100 is not a GPU the CPU runtime stands for; choose one"):
+        gpus.chosen({gpus.GPU_VAR: "V100"})
+    proc = subprocess.run([os.sys.executable, "-m", "grader", "grade", "--submission", str(ROOT / "solutions"),
+                           "--exercise", "compute_dk", "--pictures", "none"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300, env=dict(os.environ, **{gpus.GPU_VAR: "V100"}))
+    assert proc.returncode == 2 and "GRADER_GPU=V100 is not a GPU the CPU runtime stands for" in proc.stderr
+
+
+def test_grade_checks_the_kernel_against_the_gpu_named(tmp_path):
+    """The opt-in control asks for 64 KiB of dynamic shared memory: a T4 (64 KiB a block) still starts it."""
+    from grader.dev import controls
+    control = next(c for c in controls.all_controls() if c.name == "kernel_shared_opt_in")
+    (tmp_path / "sub").mkdir()
+    for name, text in controls.files(control).items():
+        (tmp_path / "sub" / name).write_text(text)
+    proc = run_grader("grade", "--submission", tmp_path / "sub", "--exercise", "cuda_kernel", "--gpu", "T4",
+                      "--pictures", "none")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    said = " ".join(proc.stdout.split())
+    assert "standing for the Tesla T4 (sm_75" in said and "10 / 10" in said, proc.stdout
+
+
+STATIC_AND_DYNAMIC = r"""
+__global__ void tiles(float* out) {
+    __shared__ float fixed[10240];  // 40 KiB of static shared memory
+    extern __shared__ float more[];
+    fixed[threadIdx.x] = 1.0f;
+    more[threadIdx.x] = 2.0f;
+    out[threadIdx.x] = fixed[threadIdx.x] + more[threadIdx.x];
+}
+extern "C" int launch(int dynamic_bytes, int opt_in) {
+    float* out;
+    cudaMalloc(&out, 32 * sizeof(float));
+    if (opt_in) cudaFuncSetAttribute(tiles, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_bytes);
+    tiles<<<1, 32, dynamic_bytes>>>(out);
+    int error = cudaGetLastError();
+    cudaFree(out);
+    return error;
+}
+"""
+
+
+@pytest.mark.skipif(nvcc.checker() is None, reason="needs nvcc's counts")
+def test_static_and_dynamic_shared_memory_count_together_as_nvcc_counts_the_static(tmp_path):
+    """40 KiB of static arrays (nvcc's count, linked in by grader/cuda/resources.py) and 16 KiB of dynamic shared
+    memory: 56 KiB, over the 48 KiB a block gets without the opt-in (a GPU: cudaErrorInvalidValue); opted in, it
+    runs. 8 KiB of dynamic memory fits without."""
+    import ctypes
+    from grader.cuda import resources
+    source = tmp_path / "tiles.cu"
+    source.write_text(STATIC_AND_DYNAMIC)
+    assert resources.of(source) == [("tiles", resources.of(source)[0][1], 40960)]
+    lib = ctypes.CDLL(str(cuda_build.build(source, resources=resources.for_build(source))))
+    invalid_value = 1
+    assert lib.launch(16384, 0) == invalid_value
+    assert lib.launch(16384, 1) == 0
+    assert lib.launch(8192, 0) == 0
