@@ -64,6 +64,15 @@ const char* gpu_name();
 // launch_checks.cpp: whether that GPU would start this launch; if not, the error the student's host code sees is
 // set (not sticky, as on a GPU), the reason is said beside the score, and the kernel does not run.
 bool launch_allowed(const LaunchConfig& cfg);
+// A kernel's cudaFuncAttributeMaxDynamicSharedMemorySize (-1: none), and nvcc's counts for it (zeros without them).
+int opted_in(const char* kernel);
+struct KernelCounts {
+    int registers;
+    size_t static_shared;
+};
+KernelCounts counts_of(const char* kernel);
+// occupancy.cpp: how many blocks of this size fit one SM of that GPU, by the occupancy calculator's rules.
+int blocks_per_sm(const char* kernel, int block_size, size_t dynamic_shared);
 
 // faults.cpp: give this OS thread an alternate signal stack, so a stack overflow can still be reported.
 void prepare_thread_for_faults();

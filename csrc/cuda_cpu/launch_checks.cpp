@@ -34,30 +34,6 @@ std::string base_name(std::string name) {  // "attn::flash<64>" -> "flash": how 
     return name;
 }
 
-int opted_in(const char* kernel) {  // the kernel's cudaFuncAttributeMaxDynamicSharedMemorySize, or -1
-    std::lock_guard<std::mutex> lock(opt_in_mutex);
-    if (kernel != nullptr) {
-        if (auto found = opt_in_by_name.find(kernel); found != opt_in_by_name.end()) return found->second;
-        int best = -1;  // a launch that names no template arguments (they are deduced) or another namespace path:
-        for (const auto& [name, bytes] : opt_in_by_name)  // the opt-in of any kernel of its base name
-            if (std::strchr(kernel, '<') == nullptr && base_name(name) == base_name(kernel)) best = std::max(best, bytes);
-        if (best >= 0) return best;
-    }
-    return opt_in_unnamed;
-}
-
-// nvcc's counts for the launched kernel: by its name as the launch writes it, else by its base name (a template
-// launched with deduced arguments, a namespace left out); null when there is no table or no such kernel
-const CudaCpuKernelResources* resources_of(const char* kernel) {
-    if (cuda_cpu_kernel_resources == nullptr || kernel == nullptr) return nullptr;
-    const CudaCpuKernelResources* by_base = nullptr;
-    for (const CudaCpuKernelResources* r = cuda_cpu_kernel_resources; r->name != nullptr; ++r) {
-        if (std::strcmp(r->name, kernel) == 0) return r;
-        if (by_base == nullptr && base_name(r->name) == base_name(kernel)) by_base = r;
-    }
-    return by_base;
-}
-
 void refuse(const cuda_cpu::LaunchConfig& cfg, cudaError_t code, const char* what, const char* fix) {
     char message[1200];
     std::snprintf(message, sizeof message, "launch refused: your launch%s%s at line %d %s. The %s (the GPU this "
@@ -70,6 +46,35 @@ void refuse(const cuda_cpu::LaunchConfig& cfg, cudaError_t code, const char* wha
 }  // namespace
 
 namespace cuda_cpu {
+
+int opted_in(const char* kernel) {
+    std::lock_guard<std::mutex> lock(opt_in_mutex);
+    if (kernel != nullptr) {
+        if (auto found = opt_in_by_name.find(kernel); found != opt_in_by_name.end()) return found->second;
+        int best = -1;  // a launch that names no template arguments (they are deduced) or another namespace path:
+        for (const auto& [name, bytes] : opt_in_by_name)  // the opt-in of any kernel of its base name
+            if (std::strchr(kernel, '<') == nullptr && base_name(name) == base_name(kernel)) best = std::max(best, bytes);
+        if (best >= 0) return best;
+    }
+    return opt_in_unnamed;
+}
+
+// nvcc's counts for a kernel: by its name as the launch writes it, else by its base name (a template launched
+// with deduced arguments, a namespace left out); null when there is no table or no such kernel
+const CudaCpuKernelResources* resources_of(const char* kernel) {
+    if (cuda_cpu_kernel_resources == nullptr || kernel == nullptr) return nullptr;
+    const CudaCpuKernelResources* by_base = nullptr;
+    for (const CudaCpuKernelResources* r = cuda_cpu_kernel_resources; r->name != nullptr; ++r) {
+        if (std::strcmp(r->name, kernel) == 0) return r;
+        if (by_base == nullptr && base_name(r->name) == base_name(kernel)) by_base = r;
+    }
+    return by_base;
+}
+
+KernelCounts counts_of(const char* kernel) {
+    const CudaCpuKernelResources* r = resources_of(kernel);
+    return r != nullptr ? KernelCounts{r->registers, r->static_shared} : KernelCounts{0, 0};
+}
 
 cudaError_t func_set_attribute(const char* kernel, cudaFuncAttribute attr, int value) {
     if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize) return cudaSuccess;  // a carveout is only a preference

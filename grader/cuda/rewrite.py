@@ -7,8 +7,9 @@ file and line. It changes only what no header can express:
     __shared__ float tile[64][65];  ->  auto& tile = cuda_cpu::shared_var<float[64][65]>(<site>, "tile", __LINE__);
     extern __shared__ float dyn[];  ->  float* dyn = cuda_cpu::dynamic_shared<float>("dyn");
     cudaFuncSetAttribute(kernel, ...)  ->  cuda_cpu::func_set_attribute_named("kernel", kernel, ...)
-The launch and the attribute call both name the kernel as written, so the runtime can check a launch against that
-kernel's opt-in (csrc/cuda_cpu/launch_checks.cpp).
+(and so cudaFuncGetAttributes and the occupancy calls). The launch and these calls all name the kernel as written,
+so the runtime can check a launch against that kernel's opt-in and nvcc's counts for it
+(csrc/cuda_cpu/launch_checks.cpp, occupancy.cpp).
 Which kernels wait (at a barrier or a warp collective) is not read from the text: the runtime finds out as they run
 (every thread runs on a fiber; one that ends without waiting hands it to the next thread at no cost).
 """
@@ -73,10 +74,17 @@ def rewrite(source, filename):
     for pattern, replace in ((_DYNAMIC_SHARED, dynamic), (_DYNAMIC_SHARED_AFTER, dynamic), (_STATIC_SHARED, static),
                              (_LAUNCH, launch)):
         text = _sub_in_code(pattern, replace, text)
-    return f'#line 1 "{filename}"\n' + _name_attribute_calls(text)
+    return f'#line 1 "{filename}"\n' + _name_kernel_calls(text)
 
 
-_SET_ATTRIBUTE = re.compile(r"\bcudaFuncSetAttribute\s*\(")
+# the calls about one kernel, with which argument names it and what they become: cuda_cpu's same call, told the
+# kernel's name (csrc/cuda_cpu/include/cuda_cpu/runtime_api.h)
+_NAMED_CALLS = {"cudaFuncSetAttribute": (0, "func_set_attribute_named"),
+                "cudaFuncGetAttributes": (1, "func_get_attributes_named"),
+                "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags": (1, "occupancy_max_active_blocks_named"),
+                "cudaOccupancyMaxActiveBlocksPerMultiprocessor": (1, "occupancy_max_active_blocks_named"),
+                "cudaOccupancyMaxPotentialBlockSize": (2, "occupancy_max_potential_block_size_named")}
+_NAMED_CALL = re.compile(r"\b(" + "|".join(_NAMED_CALLS) + r")\s*\(")
 _OPENING, _CLOSING = "(<[{", ")>]}"
 
 
@@ -88,29 +96,32 @@ def kernel_name(text):
     return (cast.group(1) if cast else name).lstrip("&")
 
 
-def _first_argument(text, start):
-    """The text from start to the first comma (or closing parenthesis) outside brackets: a call's first argument."""
-    depth = 0
+def _argument(text, start, n):
+    """The n-th argument (from 0) of the call whose arguments start at `start`: the text between commas outside
+    brackets; None when the call has fewer."""
+    depth, begin, index = 0, start, 0
     for i in range(start, len(text)):
         if text[i] in _OPENING:
             depth += 1
-        elif text[i] in _CLOSING:
-            if depth == 0:
-                return text[start:i]
+        elif text[i] in _CLOSING and depth > 0:
             depth -= 1
-        elif text[i] == "," and depth == 0:
-            return text[start:i]
+        elif depth == 0 and text[i] in ",)":
+            if index == n:
+                return text[begin:i]
+            if text[i] == ")":
+                return None
+            index, begin = index + 1, i + 1
     return None
 
 
-def _name_attribute_calls(text):
+def _name_kernel_calls(text):
     masked = _LITERAL.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
     out, last = [], 0
-    for m in _SET_ATTRIBUTE.finditer(masked):
-        first = _first_argument(masked, m.end())
-        if first is None or not first.strip():
+    for m in _NAMED_CALL.finditer(masked):
+        which, replacement = _NAMED_CALLS[m.group(1)]
+        kernel = _argument(masked, m.end(), which)
+        if kernel is None or not kernel.strip():
             continue
-        name = kernel_name(first)
-        out += [text[last:m.start()], f'cuda_cpu::func_set_attribute_named("{name}", ']
+        out += [text[last:m.start()], f'cuda_cpu::{replacement}("{kernel_name(kernel)}", ']
         last = m.end()
     return "".join(out) + text[last:]

@@ -4,6 +4,7 @@ its limits decide which launches are refused (tests/cuda_conformance/launch_limi
 
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -61,7 +62,7 @@ def test_the_default_is_the_table_s_first_row_and_an_unknown_name_is_said():
     assert gpus.chosen({}).key == next(iter(gpus.table())) == "H100"
     with pytest.raises(gpus.UnknownGpu, match="GRADER_GPU=V100 is not a GPU the CPU runtime stands for; choose one"):
         gpus.chosen({gpus.GPU_VAR: "V100"})
-    proc = subprocess.run([os.sys.executable, "-m", "grader", "grade", "--submission", str(ROOT / "solutions"),
+    proc = subprocess.run([sys.executable, "-m", "grader", "grade", "--submission", str(ROOT / "solutions"),
                            "--exercise", "compute_dk", "--pictures", "none"], cwd=ROOT, capture_output=True,
                           text=True, timeout=300, env=dict(os.environ, **{gpus.GPU_VAR: "V100"}))
     assert proc.returncode == 2 and "GRADER_GPU=V100 is not a GPU the CPU runtime stands for" in proc.stderr
@@ -116,3 +117,62 @@ def test_static_and_dynamic_shared_memory_count_together_as_nvcc_counts_the_stat
     assert lib.launch(16384, 0) == invalid_value
     assert lib.launch(16384, 1) == 0
     assert lib.launch(8192, 0) == 0
+
+
+OCCUPANCY = r"""
+__global__ void k(float* out) { out[threadIdx.x] = 1.0f; }
+extern "C" int active_blocks(int block_size, int dynamic_shared) {
+    int blocks = -1;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, block_size, dynamic_shared);
+    return blocks;
+}
+extern "C" int potential(int* min_grid) {
+    int block = -1;
+    cudaOccupancyMaxPotentialBlockSize(min_grid, &block, k, 0, 0);
+    return block;
+}
+extern "C" int attributes(int* max_threads, int* max_dynamic) {
+    cudaFuncAttributes a;
+    cudaFuncGetAttributes(&a, k);
+    *max_threads = a.maxThreadsPerBlock;
+    *max_dynamic = a.maxDynamicSharedSizeBytes;
+    return a.numRegs;
+}
+"""
+
+
+@pytest.mark.parametrize("gpu, registers, block, shared, blocks", [
+    ("H100", 64, 128, 48 * 1024, 4),     # the occupancy calculator's example: limited by shared memory (25%)
+    ("H100", 32, 256, 0, 8),             # 64 warps: 100%
+    ("H100", 190, 1024, 0, 0),           # over the register file: no block fits
+    ("H100", 0, 64, 0, 32),              # no counts: the 32 blocks an SM holds
+    ("T4", 32, 256, 0, 4),               # 32 warps an SM
+    ("A100", 64, 256, 100 * 1024, 1),    # 101 KiB a block with the reserved KiB, of 164
+])
+def test_occupancy_follows_the_calculator_s_rules_for_the_gpu(tmp_path, gpu, registers, block, shared, blocks):
+    """With the kernel's counts given (as nvcc's would be), the CUDA occupancy calculator's answer; asked in a
+    process of its own, since the runtime reads GRADER_GPU once."""
+    from grader.cuda import resources
+    source = tmp_path / "occupancy.cu"
+    source.write_text(OCCUPANCY)
+    rows = [("k", registers, 0)] if registers else []
+    lib = cuda_build.build(source, resources=(resources.FILE, resources.table_source(rows)))
+    ask = f"import ctypes; print(ctypes.CDLL({str(lib)!r}).active_blocks({block}, {shared}))"
+    done = subprocess.run([sys.executable, "-c", ask], capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, **{gpus.GPU_VAR: gpu}))
+    assert done.stdout.strip() == str(blocks), done.stdout + done.stderr
+
+
+def test_the_potential_block_size_and_the_attributes_follow_nvcc_s_counts(tmp_path):
+    """64 registers a thread on an H100: 1024 threads fill the register file (a second block would not fit), so
+    1024 is the largest block with the most threads busy, and a grid of one block per SM fills the GPU."""
+    import ctypes
+    from grader.cuda import resources
+    source = tmp_path / "occupancy.cu"
+    source.write_text(OCCUPANCY)
+    lib = ctypes.CDLL(str(cuda_build.build(source, resources=(resources.FILE, resources.table_source([("k", 64, 0)])))))
+    min_grid = ctypes.c_int(-1)
+    assert lib.potential(ctypes.byref(min_grid)) == 1024 and min_grid.value == 132
+    max_threads, max_dynamic = ctypes.c_int(), ctypes.c_int()
+    assert lib.attributes(ctypes.byref(max_threads), ctypes.byref(max_dynamic)) == 64
+    assert max_threads.value == 1024 and max_dynamic.value == 48 * 1024

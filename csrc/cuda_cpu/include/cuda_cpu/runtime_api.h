@@ -38,18 +38,54 @@ cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache config);
 cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config);
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total);
 cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop);
-// A kernel's opt-in to more than 48 KiB of dynamic shared memory is kept (by the kernel's name as the call writes it:
-// the rewrite passes it) and checked at its launches (launch_checks.cpp); other attributes are accepted.
+// Calls about one kernel know it by its name as the call writes it (the rewrite passes it: grader/cuda/rewrite.py;
+// nullptr where it did not see the call): a kernel's opt-in to more than 48 KiB of dynamic shared memory is kept
+// and checked at its launches (launch_checks.cpp); its attributes and occupancy are the GPU's for nvcc's counts of
+// it (occupancy.cpp). Other attributes are accepted.
 namespace cuda_cpu {
 cudaError_t func_set_attribute(const char* kernel, cudaFuncAttribute attr, int value);
+cudaError_t func_get_attributes(const char* kernel, cudaFuncAttributes* attr);
+cudaError_t occupancy_max_active_blocks(const char* kernel, int* blocks, int block_size, size_t dynamic_shared);
+cudaError_t occupancy_max_potential_block_size(const char* kernel, int* min_grid, int* block_size,
+                                               size_t dynamic_shared, int limit);
 template <class F>
 cudaError_t func_set_attribute_named(const char* kernel, F*, cudaFuncAttribute attr, int value) {
     return func_set_attribute(kernel, attr, value);
+}
+template <class F>
+cudaError_t func_get_attributes_named(const char* kernel, cudaFuncAttributes* attr, F*) {
+    return func_get_attributes(kernel, attr);
+}
+template <class F>
+cudaError_t occupancy_max_active_blocks_named(const char* kernel, int* blocks, F*, int block_size,
+                                              size_t dynamic_shared, unsigned = 0) {
+    return occupancy_max_active_blocks(kernel, blocks, block_size, dynamic_shared);
+}
+template <class F>
+cudaError_t occupancy_max_potential_block_size_named(const char* kernel, int* min_grid, int* block_size, F*,
+                                                     size_t dynamic_shared = 0, int limit = 0) {
+    return occupancy_max_potential_block_size(kernel, min_grid, block_size, dynamic_shared, limit);
 }
 }  // namespace cuda_cpu
 template <class F>
 cudaError_t cudaFuncSetAttribute(F*, cudaFuncAttribute attr, int value) {
     return cuda_cpu::func_set_attribute(nullptr, attr, value);
+}
+template <class F>
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, F*) { return cuda_cpu::func_get_attributes(nullptr, attr); }
+template <class F>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, F*, int block_size, size_t dynamic_shared) {
+    return cuda_cpu::occupancy_max_active_blocks(nullptr, blocks, block_size, dynamic_shared);
+}
+template <class F>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, F*, int block_size,
+                                                                   size_t dynamic_shared, unsigned) {
+    return cuda_cpu::occupancy_max_active_blocks(nullptr, blocks, block_size, dynamic_shared);
+}
+template <class F>
+cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid, int* block_size, F*, size_t dynamic_shared = 0,
+                                               int limit = 0) {
+    return cuda_cpu::occupancy_max_potential_block_size(nullptr, min_grid, block_size, dynamic_shared, limit);
 }
 template <class F>
 cudaError_t cudaFuncSetCacheConfig(F*, cudaFuncCache) { return cudaSuccess; }

@@ -1,0 +1,83 @@
+// occupancy.cpp: cudaFuncGetAttributes and the occupancy API, answered for the GPU this runtime stands for
+// (gpu_table.h) by the CUDA occupancy calculator's rules: blocks per SM are the fewest that the warps, the blocks,
+// the registers (given out 256 at a time per warp, warps 4 at a time) and the shared memory (128 bytes at a time,
+// with the reserved part of each block) allow. A kernel's registers and static shared memory are nvcc's counts
+// (launch_checks.cpp finds them); without them (no nvcc) both are taken as 0 and limit nothing.
+#include "internal.h"
+
+#include <algorithm>
+
+namespace {
+
+constexpr int kRegisterUnit = 256, kWarpGranularity = 4, kSharedUnit = 128;
+
+int allocated(long long value, int unit) { return static_cast<int>((value + unit - 1) / unit * unit); }
+
+}  // namespace
+
+namespace cuda_cpu {
+
+int blocks_per_sm(const char* kernel, int block_size, size_t dynamic_shared) {
+    const cudaDeviceProp& p = device();
+    if (block_size <= 0 || block_size > p.maxThreadsPerBlock) return 0;
+    KernelCounts counts = counts_of(kernel);
+    int warps = (block_size + warpSize - 1) / warpSize;
+    int by_warps = p.maxThreadsPerMultiProcessor / warpSize / warps;
+    int by_blocks = p.maxBlocksPerMultiProcessor;
+    int by_registers = by_blocks;
+    if (counts.registers > 0) {
+        int per_warp = allocated(1ll * counts.registers * warpSize, kRegisterUnit);
+        int warps_fitting = p.regsPerMultiprocessor / per_warp / kWarpGranularity * kWarpGranularity;
+        by_registers = per_warp * warps > p.regsPerBlock ? 0 : warps_fitting / warps;
+    }
+    size_t shared = counts.static_shared + dynamic_shared;
+    int by_shared = by_blocks;
+    if (shared > p.sharedMemPerBlockOptin) by_shared = 0;
+    else if (shared > 0)
+        by_shared = static_cast<int>(p.sharedMemPerMultiprocessor /
+                                     allocated(static_cast<long long>(shared + p.reservedSharedMemPerBlock), kSharedUnit));
+    return std::min({by_warps, by_blocks, by_registers, by_shared});
+}
+
+cudaError_t func_get_attributes(const char* kernel, cudaFuncAttributes* attr) {
+    const cudaDeviceProp& p = device();
+    KernelCounts counts = counts_of(kernel);
+    *attr = cudaFuncAttributes{};
+    attr->sharedSizeBytes = counts.static_shared;
+    attr->numRegs = counts.registers;
+    attr->maxThreadsPerBlock = p.maxThreadsPerBlock;
+    if (counts.registers > 0)  // the most threads whose warps' registers fit the register file
+        attr->maxThreadsPerBlock = std::min(p.maxThreadsPerBlock, p.regsPerBlock / allocated(1ll * counts.registers *
+                                            warpSize, kRegisterUnit) * warpSize);
+    attr->ptxVersion = attr->binaryVersion = p.major * 10 + p.minor;
+    int opt_in = opted_in(kernel);
+    attr->maxDynamicSharedSizeBytes = static_cast<int>(opt_in >= 0 ? opt_in : p.sharedMemPerBlock - counts.static_shared);
+    return cudaSuccess;
+}
+
+cudaError_t occupancy_max_active_blocks(const char* kernel, int* blocks, int block_size, size_t dynamic_shared) {
+    if (blocks == nullptr) return cudaErrorInvalidValue;
+    *blocks = blocks_per_sm(kernel, block_size, dynamic_shared);
+    return cudaSuccess;
+}
+
+// The block size (a multiple of the warp, or the limit) that keeps the most threads of an SM busy, the largest such,
+// and the grid that fills every SM with it, as CUDA's cudaOccupancyMaxPotentialBlockSize searches (cuda_runtime.h).
+cudaError_t occupancy_max_potential_block_size(const char* kernel, int* min_grid, int* block_size,
+                                               size_t dynamic_shared, int limit) {
+    if (min_grid == nullptr || block_size == nullptr) return cudaErrorInvalidValue;
+    const cudaDeviceProp& p = device();
+    int most = limit > 0 ? std::min(limit, p.maxThreadsPerBlock) : p.maxThreadsPerBlock;
+    int best_size = 0, best_blocks = 0, best_threads = 0;
+    for (int aligned = allocated(most, warpSize); aligned > 0; aligned -= warpSize) {
+        int size = std::min(aligned, most);
+        int fitting = blocks_per_sm(kernel, size, dynamic_shared);
+        if (size * fitting > best_threads) best_threads = size * fitting, best_size = size, best_blocks = fitting;
+        if (best_threads == p.maxThreadsPerMultiProcessor) break;
+    }
+    *block_size = best_size;
+    *min_grid = best_blocks * p.multiProcessorCount;
+    return cudaSuccess;
+}
+
+}  // namespace cuda_cpu
