@@ -55,6 +55,9 @@ constexpr int warpSize = 32;
 
 namespace cuda_cpu {
 
+// A kernel's name as the launch (or a call about it) writes it, after a macro's parameters are replaced: the rewrite
+// passes CUDA_CPU_NAME(kernel) (grader/cuda/rewrite.py); the runtime compares names without their spaces.
+#define CUDA_CPU_NAME(...) #__VA_ARGS__
 struct LaunchConfig {
     dim3 grid, block;
     size_t shared_bytes;

@@ -28,6 +28,17 @@ std::mutex opt_in_mutex;
 std::map<std::string, int> opt_in_by_name;  // the kernel as written at cudaFuncSetAttribute -> its bytes
 int opt_in_unnamed = -1;  // set by a call the rewrite did not name (in a macro, in a .cpp file): any kernel's
 
+// One spelling of a kernel's name: without spaces, `&` or the parentheses a macro argument needs around a
+// template's commas, so "flash<float, 64>", "&flash<float,64>" and "(flash<float, 64>)" are one kernel.
+std::string spelled(const char* name) {
+    std::string out;
+    for (const char* c = name; *c; ++c)
+        if (*c != ' ' && *c != '\t' && *c != '\n') out += *c;
+    while (!out.empty() && (out.front() == '&' || (out.front() == '(' && out.back() == ')')))
+        out = out.front() == '&' ? out.substr(1) : out.substr(1, out.size() - 2);
+    return out;
+}
+
 std::string base_name(std::string name) {  // "attn::flash<64>" -> "flash": how a launch may spell the same kernel
     if (size_t angle = name.find('<'); angle != std::string::npos) name.resize(angle);
     if (size_t colons = name.rfind("::"); colons != std::string::npos) name = name.substr(colons + 2);
@@ -50,10 +61,12 @@ namespace cuda_cpu {
 int opted_in(const char* kernel) {
     std::lock_guard<std::mutex> lock(opt_in_mutex);
     if (kernel != nullptr) {
-        if (auto found = opt_in_by_name.find(kernel); found != opt_in_by_name.end()) return found->second;
+        std::string wanted = spelled(kernel);
+        if (auto found = opt_in_by_name.find(wanted); found != opt_in_by_name.end()) return found->second;
         int best = -1;  // a launch that names no template arguments (they are deduced) or another namespace path:
         for (const auto& [name, bytes] : opt_in_by_name)  // the opt-in of any kernel of its base name
-            if (std::strchr(kernel, '<') == nullptr && base_name(name) == base_name(kernel)) best = std::max(best, bytes);
+            if (wanted.find('<') == std::string::npos && base_name(name) == base_name(wanted))
+                best = std::max(best, bytes);
         if (best >= 0) return best;
     }
     return opt_in_unnamed;
@@ -64,9 +77,10 @@ int opted_in(const char* kernel) {
 const CudaCpuKernelResources* resources_of(const char* kernel) {
     if (cuda_cpu_kernel_resources == nullptr || kernel == nullptr) return nullptr;
     const CudaCpuKernelResources* by_base = nullptr;
+    std::string wanted = spelled(kernel);
     for (const CudaCpuKernelResources* r = cuda_cpu_kernel_resources; r->name != nullptr; ++r) {
-        if (std::strcmp(r->name, kernel) == 0) return r;
-        if (by_base == nullptr && base_name(r->name) == base_name(kernel)) by_base = r;
+        if (wanted == r->name) return r;
+        if (by_base == nullptr && base_name(r->name) == base_name(wanted)) by_base = r;
     }
     return by_base;
 }
@@ -88,7 +102,7 @@ cudaError_t func_set_attribute(const char* kernel, cudaFuncAttribute attr, int v
     }
     std::lock_guard<std::mutex> lock(opt_in_mutex);
     if (kernel != nullptr)
-        opt_in_by_name[kernel] = value;
+        opt_in_by_name[spelled(kernel)] = value;
     else
         opt_in_unnamed = std::max(opt_in_unnamed, value);
     return cudaSuccess;

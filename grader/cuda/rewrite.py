@@ -32,8 +32,16 @@ _LAUNCH = re.compile(r"([A-Za-z_][\w:]*(?:\s*<[^<>;()]*>)?)\s*<<<(.*?)>>>\s*\(\s
 
 
 def _keep_lines(match_text, replacement):
-    """Pad a one-line replacement with the newlines its match spanned, so later lines keep their numbers."""
-    return replacement + "\n" * match_text.count("\n")
+    """Pad a one-line replacement with the newlines its match spanned, so later lines keep their numbers; inside a
+    macro (every newline continued by a backslash) each padded line is continued too, so the macro goes on."""
+    newlines = match_text.count("\n")
+    in_macro = newlines > 0 and match_text.count("\\\n") == newlines
+    return replacement + ("\\\n" if in_macro else "\n") * newlines
+
+
+def _one_line(text):
+    """text on one line: a macro's continuations and the spaces around them as one space."""
+    return " ".join(text.replace("\\\n", " ").split())
 
 
 _LITERAL = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
@@ -65,10 +73,10 @@ def rewrite(source, filename):
         return _keep_lines(m.group(0), " ".join(variables))
 
     def launch(m):
-        config = " ".join(m.group(2).split())
+        kernel, config = _one_line(m.group(1)), _one_line(m.group(2))
         tail = ")" if m.group(3) else ", "
-        return _keep_lines(m.group(0), f"cuda_cpu::launch(CUDA_CPU_KERNEL({m.group(1)}), "
-                                       f'cuda_cpu::config({config}).named("{kernel_name(m.group(1))}"){tail}')
+        return _keep_lines(m.group(0), f"cuda_cpu::launch(CUDA_CPU_KERNEL({kernel}), "
+                                       f"cuda_cpu::config({config}).named(CUDA_CPU_NAME({kernel_name(kernel)})){tail}")
 
     text = source
     for pattern, replace in ((_DYNAMIC_SHARED, dynamic), (_DYNAMIC_SHARED_AFTER, dynamic), (_STATIC_SHARED, static),
@@ -89,11 +97,12 @@ _OPENING, _CLOSING = "(<[{", ")>]}"
 
 
 def kernel_name(text):
-    """A kernel as a launch or cudaFuncSetAttribute writes it, in one spelling: no spaces, casts or `&`."""
-    name = re.sub(r"\s+", "", text)
-    name = re.sub(r"^\((?:const)?void\*\)", "", name)
-    cast = re.fullmatch(r"(?:reinterpret_cast|static_cast)<(?:const)?void\*>\((.*)\)", name)
-    return (cast.group(1) if cast else name).lstrip("&")
+    """A kernel as a launch or cudaFuncSetAttribute writes it, without casts or `&`: what CUDA_CPU_NAME() makes a
+    string of, after a macro's parameters are replaced (the runtime compares names without their spaces)."""
+    name = _one_line(text)
+    name = re.sub(r"^\(\s*(?:const\s*)?void\s*\*\s*\)\s*", "", name)
+    cast = re.fullmatch(r"(?:reinterpret_cast|static_cast)\s*<\s*(?:const\s*)?void\s*\*\s*>\s*\((.*)\)", name)
+    return (cast.group(1) if cast else name).strip().lstrip("&").strip()
 
 
 def _argument(text, start, n):
@@ -122,6 +131,6 @@ def _name_kernel_calls(text):
         kernel = _argument(masked, m.end(), which)
         if kernel is None or not kernel.strip():
             continue
-        out += [text[last:m.start()], f'cuda_cpu::{replacement}("{kernel_name(kernel)}", ']
+        out += [text[last:m.start()], f"cuda_cpu::{replacement}(CUDA_CPU_NAME({kernel_name(kernel)}), "]
         last = m.end()
     return "".join(out) + text[last:]

@@ -51,11 +51,11 @@ def test_rewrite_keeps_lines_and_handles_launch_forms():
            "    __shared__ int count;\n")
     out = cuda_rewrite.rewrite(src, "s.cu").splitlines()
     assert out[0] == '#line 1 "s.cu"' and len(out) == 1 + src.count("\n")
-    assert out[1] == 'cuda_cpu::launch(CUDA_CPU_KERNEL(k), cuda_cpu::config(g, b).named("k"), x, y);'
+    assert out[1] == "cuda_cpu::launch(CUDA_CPU_KERNEL(k), cuda_cpu::config(g, b).named(CUDA_CPU_NAME(k)), x, y);"
     # a launch spread over two lines stays on two lines, so every later line keeps its number
-    assert out[2] == ('cuda_cpu::launch(CUDA_CPU_KERNEL(tiled<64>), cuda_cpu::config(dim3(4, 2), 64, 0, 0)'
-                      '.named("tiled<64>"), ') and out[3] == "x);"
-    assert out[4] == 'cuda_cpu::launch(CUDA_CPU_KERNEL(go), cuda_cpu::config(1, 1).named("go"));'
+    assert out[2] == ("cuda_cpu::launch(CUDA_CPU_KERNEL(tiled<64>), cuda_cpu::config(dim3(4, 2), 64, 0, 0)"
+                      ".named(CUDA_CPU_NAME(tiled<64>)), ") and out[3] == "x);"
+    assert out[4] == "cuda_cpu::launch(CUDA_CPU_KERNEL(go), cuda_cpu::config(1, 1).named(CUDA_CPU_NAME(go)));"
     assert out[5].strip() == 'auto& tile = cuda_cpu::shared_var<float[64][65]>([] { static const char site = 0; return &site; }(), "tile", __LINE__);'
     assert out[6].strip() == 'float* dyn = cuda_cpu::dynamic_shared<float>("dyn");'
     assert out[7].strip() == 'auto& count = cuda_cpu::shared_var<int>([] { static const char site = 0; return &site; }(), "count", __LINE__);'
@@ -68,12 +68,48 @@ def test_rewrite_names_the_kernel_of_each_opt_in_as_its_launch_names_it():
            "// cudaFuncSetAttribute(not_code, 1, 2);\n"
            "flash<64, 2><<<4, 128, 65536>>>(a);\n")
     out = cuda_rewrite.rewrite(src, "s.cu").splitlines()
-    assert out[1] == ('cuda_cpu::func_set_attribute_named("flash<64,2>", flash<64, 2>, '
-                      'cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);')
-    assert out[2].startswith('cuda_cpu::func_set_attribute_named("k", (const void*)k,')
-    assert out[3].startswith('cuda_cpu::func_set_attribute_named("ns::k", reinterpret_cast')
+    assert out[1] == ("cuda_cpu::func_set_attribute_named(CUDA_CPU_NAME(flash<64, 2>), flash<64, 2>, "
+                      "cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);")
+    assert out[2].startswith("cuda_cpu::func_set_attribute_named(CUDA_CPU_NAME(k), (const void*)k,")
+    assert out[3].startswith("cuda_cpu::func_set_attribute_named(CUDA_CPU_NAME(ns::k), reinterpret_cast")
     assert out[4] == "// cudaFuncSetAttribute(not_code, 1, 2);"
-    assert '.named("flash<64,2>")' in out[5]
+    assert ".named(CUDA_CPU_NAME(flash<64, 2>))" in out[5]
+
+
+MACRO_LAUNCH = r"""
+#include <cstdio>
+template <class T, int N>
+__global__ void fill(T* out) { extern __shared__ T tile[]; tile[threadIdx.x] = N; out[threadIdx.x] = tile[threadIdx.x]; }
+#define OPT_IN(K, BYTES) cudaFuncSetAttribute(K, cudaFuncAttributeMaxDynamicSharedMemorySize, BYTES)
+#define LAUNCH(T, N, out, bytes) \
+    fill<T, \
+         N><<<1, \
+              32, bytes>>>(out)
+int main() {
+    float* out;
+    cudaMalloc(&out, 32 * sizeof(float));
+    LAUNCH(float, 7, out, 65536);
+    printf("%s at line %d\n", cudaGetErrorName(cudaGetLastError()), __LINE__);
+    OPT_IN((fill<float, 7>), 65536);
+    LAUNCH(float, 7, out, 65536);
+    float got = 0;
+    cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost);
+    printf("%s, %g at line %d\n", cudaGetErrorName(cudaGetLastError()), got, __LINE__);
+    return 0;
+}
+"""
+
+
+def test_a_launch_in_a_continued_macro_keeps_the_macro_its_lines_and_its_kernel_s_name(tmp_path):
+    """Template arguments and the launch's configuration across continued lines; the kernel's name, made a string
+    after the macro's parameters are replaced, matches the opt-in made through another macro."""
+    (tmp_path / "macro.cu").write_text(MACRO_LAUNCH)
+    out = cuda_rewrite.rewrite(MACRO_LAUNCH, "macro.cu")
+    assert out.count("\n") == MACRO_LAUNCH.count("\n") + 1  # the #line directive
+    program = cuda_build.build_program(tmp_path, ["macro.cu"])
+    done = subprocess.run([str(program)], capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines() == ["cudaErrorInvalidValue at line 14", "cudaSuccess, 7 at line 19"], \
+        done.stdout + done.stderr
 
 
 def test_compile_errors_name_the_students_file_and_line(tmp_path):

@@ -33,9 +33,14 @@ struct alignas(2) __nv_bfloat16 {
     constexpr __nv_bfloat16(__nv_bfloat16_raw r) : __x(r.x) {}
     __nv_bfloat16(float f) : __x(cuda_cpu::float_to_bfloat16_bits(f)) {}
     __nv_bfloat16(double f) : __nv_bfloat16(static_cast<float>(f)) {}
-    __nv_bfloat16(int i) : __nv_bfloat16(static_cast<float>(i)) {}
+    // from every integer type, as CUDA's __nv_bfloat16 has them (so `__nv_bfloat16 b = 0;` is not ambiguous)
+    template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+    __nv_bfloat16(I i) : __nv_bfloat16(static_cast<float>(i)) {}
     operator float() const { return cuda_cpu::bfloat16_bits_to_float(__x); }
     __nv_bfloat16& operator=(float f) { return *this = __nv_bfloat16(f); }
+    __nv_bfloat16& operator=(double f) { return *this = __nv_bfloat16(f); }
+    template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+    __nv_bfloat16& operator=(I i) { return *this = __nv_bfloat16(static_cast<float>(i)); }
 };
 typedef __nv_bfloat16 nv_bfloat16;
 

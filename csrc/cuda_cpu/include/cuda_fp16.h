@@ -44,8 +44,11 @@ struct alignas(2) __half {
     constexpr __half(__half_raw r) : __x(r.x) {}
     __half(float f) : __x(cuda_cpu::float_to_half_bits(f)) {}
     __half(double f) : __half(static_cast<float>(f)) {}
-    __half(int i) : __half(static_cast<float>(i)) {}
-    __half(unsigned i) : __half(static_cast<float>(i)) {}
+    // from and to every integer type, as CUDA's __half has them (so `__half h = 0;` and `h = n;` are not ambiguous)
+    template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+    __half(I i) : __half(static_cast<float>(i)) {}
+    template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+    __half& operator=(I i) { return *this = __half(static_cast<float>(i)); }
     operator float() const { return cuda_cpu::half_bits_to_float(__x); }
     operator __half_raw() const { return {__x}; }
     __half& operator=(float f) { return *this = __half(f); }
