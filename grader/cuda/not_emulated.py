@@ -130,7 +130,29 @@ def explain(compiler_output, sources):
             if number is not None:
                 found[asm] = (name, number, _code(lines, name, number))
                 break
-    if not found:
-        return None
-    return "\n".join(f"{feature.name} is not emulated by the CPU runtime (your line {number} of {file}: {code}); "
-                     f"{feature.instead} ({WRITE_PLAIN})" for feature, (file, number, code) in found.items())
+    said = [f"{feature.name} is not emulated by the CPU runtime (your line {number} of {file}: {code}); "
+            f"{feature.instead} ({WRITE_PLAIN})" for feature, (file, number, code) in found.items()]
+    said += _device_functions_missing(compiler_output, lines)
+    return "\n".join(said) or None
+
+
+UNDECLARED = re.compile(r"[‘'`](?P<name>\w+)[’'] was not declared in this scope|"
+                        r"there are no arguments to [‘'`](?P<dependent>\w+)[’']")
+
+
+def _device_functions_missing(compiler_output, lines):
+    """One line per CUDA device function (as the pinned nvcc's headers declare them: grader/cuda/device_api.py)
+    that the student's files call and the runtime lacks, with its first line; [] where nvcc is not installed."""
+    from grader.cuda import device_api
+    named = {}
+    for raw in compiler_output.splitlines():
+        m = ERROR.match(raw.strip())
+        undeclared = UNDECLARED.search(m.group("what")) if m and m.group("file") in lines else None
+        if undeclared:
+            name = undeclared.group("name") or undeclared.group("dependent")
+            named.setdefault(name, (m.group("file"), int(m.group("line"))))
+    cuda = set(device_api.names() or ()) if named else set()
+    return [f"{name} is a CUDA device function that the CPU runtime does not emulate yet (your line {number} of "
+            f"{file}: {_code(lines, file, number)}); write it with the functions it does emulate "
+            f"(docs/cuda-cpu-runtime.md) ({WRITE_PLAIN})"
+            for name, (file, number) in named.items() if name in cuda]

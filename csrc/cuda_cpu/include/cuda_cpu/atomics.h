@@ -57,3 +57,24 @@ inline unsigned atomicInc(unsigned* p, unsigned limit) {
 inline unsigned atomicDec(unsigned* p, unsigned limit) {
     return cuda_cpu::atomic_update(p, [limit](unsigned old) { return (old == 0 || old > limit) ? limit : old - 1; });
 }
+
+// The same atomics scoped to the block or the whole system: on a GPU the scope says which threads must see the
+// update at once (a block's, or also the host's and other devices'); here every update is seen by every thread at
+// once, which satisfies each scope.
+#define CUDA_CPU_SCOPED_ATOMIC(op)                                                                                  \
+    template <class T, class... More>                                                                              \
+    T op##_block(T* p, More... more) { return op(p, more...); }                                                     \
+    template <class T, class... More>                                                                              \
+    T op##_system(T* p, More... more) { return op(p, more...); }
+CUDA_CPU_SCOPED_ATOMIC(atomicAdd)
+CUDA_CPU_SCOPED_ATOMIC(atomicSub)
+CUDA_CPU_SCOPED_ATOMIC(atomicExch)
+CUDA_CPU_SCOPED_ATOMIC(atomicMax)
+CUDA_CPU_SCOPED_ATOMIC(atomicMin)
+CUDA_CPU_SCOPED_ATOMIC(atomicInc)
+CUDA_CPU_SCOPED_ATOMIC(atomicDec)
+CUDA_CPU_SCOPED_ATOMIC(atomicCAS)
+CUDA_CPU_SCOPED_ATOMIC(atomicAnd)
+CUDA_CPU_SCOPED_ATOMIC(atomicOr)
+CUDA_CPU_SCOPED_ATOMIC(atomicXor)
+#undef CUDA_CPU_SCOPED_ATOMIC
