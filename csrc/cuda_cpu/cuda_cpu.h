@@ -223,6 +223,7 @@ T cuda_cpu_reduce_sync(unsigned mask, T value, int line, Op op) {
 #include "cuda_cpu/device_functions.h"
 #include "cuda_cpu/rounding_and_bits.h"
 #include "cuda_cpu/special_math.h"
+#include "cuda_cpu/simd_video.h"
 
 // Math names CUDA device code uses.
 template <class A, class B>

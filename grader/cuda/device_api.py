@@ -68,7 +68,7 @@ def names_from(preprocessed):
     text = _ATTRIBUTE.sub(lambda m: f" @{m.group(1)} ", text)
     text = _namespace_scope(text)
     found = {m.group(1) for m in _DECLARED.finditer(text)}
-    return sorted(n for n in found if not INTERNAL.match(n) and n not in KEYWORDS)
+    return sorted(n for n in found if not INTERNAL.search(n) and n not in KEYWORDS)
 
 
 @functools.lru_cache(maxsize=1)

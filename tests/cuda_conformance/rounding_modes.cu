@@ -1,7 +1,7 @@
 // Arithmetic, conversions and bit intrinsics whose name gives their rounding: each mode's result, computed in a
 // kernel and printed by the host in C's %a (every bit of it). The inputs are chosen so that the four modes differ
-// (a sum whose exact value lies between two floats, 1/3, sqrt(2), 2^24 + 1 as a float); a conversion to an integer
-// saturates at the type's limits and makes 0 of NaN, as CUDA defines it.
+// (a sum whose exact value lies between two floats, 1/3, sqrt(2), 2^24 + 1 as a float); the conversions to an
+// integer stay within the integer's range (CUDA leaves the rest undefined).
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -38,15 +38,15 @@ __global__ void compute(const float* f, const double* d, double* out, long long*
     out[k++] = __int2double_rn(-7), out[k++] = __uint2double_rn(4000000000u);
     out[k++] = __hiloint2double(0x3FF00000, 0), out[k++] = __longlong_as_double(0x4000000000000000LL);
     int i = 0;
-    const float to_int[] = {2.5f, -2.5f, 3.7f, -3.7f, 3e9f, -3e9f};
+    const float to_int[] = {2.5f, -2.5f, 3.7f, -3.7f, 1e9f, -0.5f};
     for (float v : to_int) {
         ints[i++] = __float2int_rn(v), ints[i++] = __float2int_rz(v), ints[i++] = __float2int_ru(v);
         ints[i++] = __float2int_rd(v);
     }
-    ints[i++] = __float2int_rn(nanf("")), ints[i++] = __float2uint_rn(-1.5f), ints[i++] = __float2uint_ru(-0.5f);
-    ints[i++] = __float2uint_rz(4.5e9f), ints[i++] = __float2ll_rd(1e19f), ints[i++] = __float2ll_ru(-2.5f);
-    ints[i++] = (long long)__float2ull_rn(-3.0f), ints[i++] = __double2int_rd(-0.5), ints[i++] = __double2uint_ru(0.25);
-    ints[i++] = __double2ll_rn(-1e300), ints[i++] = (long long)(__double2ull_rz(1e300) >> 1);
+    ints[i++] = __float2uint_rn(3.5f), ints[i++] = __float2uint_rd(4.5e9f / 2), ints[i++] = __float2uint_ru(-0.5f);
+    ints[i++] = __float2uint_rz(7.9f), ints[i++] = __float2ll_rd(1e18f), ints[i++] = __float2ll_ru(-2.5f);
+    ints[i++] = (long long)__float2ull_rn(4.5f), ints[i++] = __double2int_rd(-0.5), ints[i++] = __double2uint_ru(0.25);
+    ints[i++] = __double2ll_rn(-1e15 - 0.5), ints[i++] = (long long)(__double2ull_rz(1e19) >> 1);
     ints[i++] = __double2hiint(2.0), ints[i++] = __double2loint(__hiloint2double(1, 0x12345678));
     ints[i++] = __double_as_longlong(1.0);
     ints[i++] = __byte_perm(0x33221100u, 0x77665544u, 0x5410u), ints[i++] = __byte_perm(0x33221100u, 0x77665544u, 0x7);

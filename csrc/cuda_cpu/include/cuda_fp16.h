@@ -66,9 +66,6 @@ typedef __half2 half2;
 inline __half __float2half(float f) { return __half(f); }
 inline __half __float2half_rn(float f) { return __half(f); }
 inline float __half2float(__half h) { return static_cast<float>(h); }
-inline __half __int2half_rn(int i) { return __half(static_cast<float>(i)); }
-inline int __half2int_rn(__half h) { return static_cast<int>(std::nearbyint(static_cast<float>(h))); }
-inline int __half2int_rz(__half h) { return static_cast<int>(static_cast<float>(h)); }
 inline unsigned short __half_as_ushort(__half h) { return h.__x; }
 inline __half __ushort_as_half(unsigned short u) { return __half(__half_raw{u}); }
 inline __half2 __float2half2_rn(float f) { return {__half(f), __half(f)}; }
@@ -82,6 +79,12 @@ inline float __high2float(__half2 h) { return static_cast<float>(h.y); }
 inline __half __low2half(__half2 h) { return h.x; }
 inline __half __high2half(__half2 h) { return h.y; }
 inline __half2 __lowhigh2highlow(__half2 h) { return {h.y, h.x}; }
+inline __half2 __low2half2(__half2 h) { return {h.x, h.x}; }
+inline __half2 __high2half2(__half2 h) { return {h.y, h.y}; }
+inline __half2 __lows2half2(__half2 a, __half2 b) { return {a.x, b.x}; }
+inline __half2 __highs2half2(__half2 a, __half2 b) { return {a.y, b.y}; }
+inline __half2 make_half2(__half x, __half y) { return {x, y}; }
+inline __half __double2half(double d);  // with the other conversions (cuda_cpu/float16_family.h)
 
 inline __half __hadd(__half a, __half b) { return __half(float(a) + float(b)); }
 inline __half __hsub(__half a, __half b) { return __half(float(a) - float(b)); }
@@ -134,3 +137,6 @@ inline __half2 operator*(__half2 a, __half2 b) { return __hmul2(a, b); }
 inline __half2 operator/(__half2 a, __half2 b) { return __h2div(a, b); }
 inline __half2& operator+=(__half2& a, __half2 b) { return a = a + b; }
 inline __half2& operator*=(__half2& a, __half2 b) { return a = a * b; }
+
+#include "cuda_cpu/float16_family.h"
+CUDA_CPU_FLOAT16_FUNCTIONS(__half, __half2, half, 0x7fffu)

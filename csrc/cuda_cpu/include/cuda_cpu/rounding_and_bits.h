@@ -1,8 +1,9 @@
 // rounding_and_bits.h: CUDA's arithmetic with an explicit rounding mode (__fadd_rz, __fmaf_ru, __dsqrt_rd, ...),
 // its conversions with one (__float2int_rd, __ll2float_ru, ...), and its bit, byte and dot-product intrinsics
 // (__byte_perm, __funnelshift_*, __brevll, __dp4a, __mul64hi, ...), with the results a GPU gives: IEEE 754's
-// correctly rounded result in the mode the name says, and, for conversions to an integer, CUDA's saturation
-// (out of range: the nearest of the type's limits; NaN: 0).
+// correctly rounded result in the mode the name says, and, for conversions to an integer, the saturation of the
+// GPU's conversion instruction (out of range: the nearest of the type's limits, which CUDA's documentation leaves
+// undefined; NaN: 0, or 0x8000000000000000 for 64 bits).
 // The directed modes run in the C library's rounding mode (fesetround) around the one operation: the empty asm
 // statements make its operands and result opaque, so the compiler can neither fold it nor move it out.
 #pragma once
@@ -29,10 +30,11 @@ inline auto rounded(int mode, Op op, T... x) {
     return r;
 }
 
-// a float or double rounded to an integer in `mode`, then saturated as CUDA's conversions are (NaN: 0)
+// a float or double rounded to an integer in `mode`, then saturated as the GPU's conversion instruction does; NaN
+// gives 0, or 0x8000000000000000 for a 64-bit integer (as cuda_fp16.h and cuda_bf16.h document it)
 template <class I, class F>
 inline I to_integer(int mode, F f) {
-    if (std::isnan(f)) return 0;
+    if (std::isnan(f)) return sizeof(I) == 8 ? static_cast<I>(0x8000000000000000ull) : I(0);
     F whole = rounded(mode, [](F v) { return std::nearbyint(v); }, f);
     if (whole <= static_cast<F>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
     if (whole >= static_cast<F>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
