@@ -219,11 +219,30 @@ T cuda_cpu_reduce_sync(unsigned mask, T value, int line, Op op) {
 #define __reduce_or_sync(mask, v) cuda_cpu_reduce_sync((mask), (unsigned)(v), __LINE__, [](unsigned a, unsigned b) { return a | b; })
 #define __reduce_xor_sync(mask, v) cuda_cpu_reduce_sync((mask), (unsigned)(v), __LINE__, [](unsigned a, unsigned b) { return a ^ b; })
 
+// __match_any_sync: the lanes of the mask holding the same value as this lane; __match_all_sync: the mask if every
+// lane of it holds one value (and *pred says so), else 0. Gathered with one shuffle per lane of the mask.
+template <class T>
+unsigned cuda_cpu_match_any(unsigned mask, T value, int line) {
+    unsigned same = 0;
+    for (int lane = 0; lane < warpSize; ++lane)
+        if ((mask >> lane & 1u) && cuda_cpu::shuffle(mask, value, lane, line) == value) same |= 1u << lane;
+    return same;
+}
+template <class T>
+unsigned cuda_cpu_match_all(unsigned mask, T value, int* pred, int line) {
+    bool all = cuda_cpu_match_any(mask, value, line) == mask;
+    *pred = all;
+    return all ? mask : 0u;
+}
+#define __match_any_sync(mask, v) cuda_cpu_match_any((mask), (v), __LINE__)
+#define __match_all_sync(mask, v, pred) cuda_cpu_match_all((mask), (v), (pred), __LINE__)
+
 #include "cuda_cpu/atomics.h"
 #include "cuda_cpu/device_functions.h"
 #include "cuda_cpu/rounding_and_bits.h"
 #include "cuda_cpu/special_math.h"
 #include "cuda_cpu/simd_video.h"
+#include "cuda_cpu/dpx.h"
 
 // Math names CUDA device code uses.
 template <class A, class B>
