@@ -84,27 +84,14 @@ inline __nv_bfloat16 __hneg(__nv_bfloat16 a) {
 }
 inline __nv_bfloat16 __hmax(__nv_bfloat16 a, __nv_bfloat16 b) { return float(a) < float(b) ? b : a; }
 inline __nv_bfloat16 __hmin(__nv_bfloat16 a, __nv_bfloat16 b) { return float(b) < float(a) ? b : a; }
-inline __nv_bfloat16 __habs(__nv_bfloat16 a) {
-    return __nv_bfloat16(__nv_bfloat16_raw{static_cast<unsigned short>(a.__x & 0x7fffu)});
-}
-inline bool __heq(__nv_bfloat16 a, __nv_bfloat16 b) { return float(a) == float(b); }
-inline bool __hlt(__nv_bfloat16 a, __nv_bfloat16 b) { return float(a) < float(b); }
-inline bool __hgt(__nv_bfloat16 a, __nv_bfloat16 b) { return float(a) > float(b); }
-inline bool __hisnan(__nv_bfloat16 a) { return std::isnan(float(a)); }
-inline __nv_bfloat16 hexp(__nv_bfloat16 a) { return __nv_bfloat16(std::exp(float(a))); }
-inline __nv_bfloat16 hlog(__nv_bfloat16 a) { return __nv_bfloat16(std::log(float(a))); }
-inline __nv_bfloat16 hsqrt(__nv_bfloat16 a) { return __nv_bfloat16(std::sqrt(float(a))); }
-inline __nv_bfloat16 hrsqrt(__nv_bfloat16 a) { return __nv_bfloat16(1.0f / std::sqrt(float(a))); }
-inline __nv_bfloat162 __hsub2(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hsub(a.x, b.x), __hsub(a.y, b.y)}; }
-inline __nv_bfloat162 __h2div(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hdiv(a.x, b.x), __hdiv(a.y, b.y)}; }
-inline __nv_bfloat162 __hneg2(__nv_bfloat162 a) { return {__hneg(a.x), __hneg(a.y)}; }
-inline __nv_bfloat162 __hmax2(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hmax(a.x, b.x), __hmax(a.y, b.y)}; }
-inline __nv_bfloat162 __hmin2(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hmin(a.x, b.x), __hmin(a.y, b.y)}; }
 inline __nv_bfloat162 __hadd2(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hadd(a.x, b.x), __hadd(a.y, b.y)}; }
 inline __nv_bfloat162 __hmul2(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hmul(a.x, b.x), __hmul(a.y, b.y)}; }
 inline __nv_bfloat162 __hfma2(__nv_bfloat162 a, __nv_bfloat162 b, __nv_bfloat162 c) {
     return {__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)};
 }
+
+#include "cuda_cpu/float16_family.h"
+CUDA_CPU_FLOAT16_FUNCTIONS(__nv_bfloat16, __nv_bfloat162, bfloat16, 0x7fffu)
 
 inline __nv_bfloat16 operator+(__nv_bfloat16 a, __nv_bfloat16 b) { return __hadd(a, b); }
 inline __nv_bfloat16 operator-(__nv_bfloat16 a, __nv_bfloat16 b) { return __hsub(a, b); }
@@ -118,6 +105,3 @@ inline bool operator<(__nv_bfloat16 a, __nv_bfloat16 b) { return float(a) < floa
 inline bool operator>(__nv_bfloat16 a, __nv_bfloat16 b) { return float(a) > float(b); }
 inline __nv_bfloat162 operator+(__nv_bfloat162 a, __nv_bfloat162 b) { return __hadd2(a, b); }
 inline __nv_bfloat162 operator*(__nv_bfloat162 a, __nv_bfloat162 b) { return __hmul2(a, b); }
-
-#include "cuda_cpu/float16_family.h"
-CUDA_CPU_FLOAT16_FUNCTIONS(__nv_bfloat16, __nv_bfloat162, bfloat16, 0x7fffu)

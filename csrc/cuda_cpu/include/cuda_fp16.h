@@ -84,36 +84,24 @@ inline __half2 __high2half2(__half2 h) { return {h.y, h.y}; }
 inline __half2 __lows2half2(__half2 a, __half2 b) { return {a.x, b.x}; }
 inline __half2 __highs2half2(__half2 a, __half2 b) { return {a.y, b.y}; }
 inline __half2 make_half2(__half x, __half y) { return {x, y}; }
-inline __half __double2half(double d);  // with the other conversions (cuda_cpu/float16_family.h)
 
 inline __half __hadd(__half a, __half b) { return __half(float(a) + float(b)); }
 inline __half __hsub(__half a, __half b) { return __half(float(a) - float(b)); }
 inline __half __hmul(__half a, __half b) { return __half(float(a) * float(b)); }
 inline __half __hdiv(__half a, __half b) { return __half(float(a) / float(b)); }
 inline __half __hneg(__half a) { return __half(__half_raw{static_cast<unsigned short>(a.__x ^ 0x8000u)}); }
-inline __half __habs(__half a) { return __half(__half_raw{static_cast<unsigned short>(a.__x & 0x7fffu)}); }
 inline __half __hfma(__half a, __half b, __half c) {
     return __half(static_cast<float>(std::fma(double(float(a)), double(float(b)), double(float(c)))));
 }
 inline __half __hmax(__half a, __half b) { return float(a) < float(b) ? b : a; }
 inline __half __hmin(__half a, __half b) { return float(b) < float(a) ? b : a; }
-inline bool __heq(__half a, __half b) { return float(a) == float(b); }
-inline bool __hlt(__half a, __half b) { return float(a) < float(b); }
-inline bool __hgt(__half a, __half b) { return float(a) > float(b); }
-inline bool __hisnan(__half a) { return std::isnan(float(a)); }
-inline __half hexp(__half a) { return __half(std::exp(float(a))); }
-inline __half hlog(__half a) { return __half(std::log(float(a))); }
-inline __half hsqrt(__half a) { return __half(std::sqrt(float(a))); }
-inline __half hrsqrt(__half a) { return __half(1.0f / std::sqrt(float(a))); }
 
 inline __half2 __hadd2(__half2 a, __half2 b) { return {__hadd(a.x, b.x), __hadd(a.y, b.y)}; }
-inline __half2 __hsub2(__half2 a, __half2 b) { return {__hsub(a.x, b.x), __hsub(a.y, b.y)}; }
 inline __half2 __hmul2(__half2 a, __half2 b) { return {__hmul(a.x, b.x), __hmul(a.y, b.y)}; }
-inline __half2 __h2div(__half2 a, __half2 b) { return {__hdiv(a.x, b.x), __hdiv(a.y, b.y)}; }
 inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) { return {__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)}; }
-inline __half2 __hneg2(__half2 a) { return {__hneg(a.x), __hneg(a.y)}; }
-inline __half2 __hmax2(__half2 a, __half2 b) { return {__hmax(a.x, b.x), __hmax(a.y, b.y)}; }
-inline __half2 __hmin2(__half2 a, __half2 b) { return {__hmin(a.x, b.x), __hmin(a.y, b.y)}; }
+
+#include "cuda_cpu/float16_family.h"
+CUDA_CPU_FLOAT16_FUNCTIONS(__half, __half2, half, 0x7fffu)
 
 // The operators: each rounds to half, as the intrinsic of the same name does.
 inline __half operator+(__half a, __half b) { return __hadd(a, b); }
@@ -137,6 +125,3 @@ inline __half2 operator*(__half2 a, __half2 b) { return __hmul2(a, b); }
 inline __half2 operator/(__half2 a, __half2 b) { return __h2div(a, b); }
 inline __half2& operator+=(__half2& a, __half2 b) { return a = a + b; }
 inline __half2& operator*=(__half2& a, __half2 b) { return a = a * b; }
-
-#include "cuda_cpu/float16_family.h"
-CUDA_CPU_FLOAT16_FUNCTIONS(__half, __half2, half, 0x7fffu)

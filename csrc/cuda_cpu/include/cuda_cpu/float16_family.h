@@ -71,6 +71,20 @@ H saturated(float v) { return H(std::isnan(v) ? 0.0f : std::fmin(std::fmax(v, 0.
 
 // Everything above, for one of the two types (stem: half or bfloat16); nan_bits: its canonical NaN
 #define CUDA_CPU_FLOAT16_FUNCTIONS(H, H2, stem, nan_bits)                                                          \
+    inline H __habs(H a) { H r = a; r.__x = static_cast<unsigned short>(a.__x & 0x7fffu); return r; }            \
+    inline bool __heq(H a, H b) { return float(a) == float(b); }                                                   \
+    inline bool __hlt(H a, H b) { return float(a) < float(b); }                                                    \
+    inline bool __hgt(H a, H b) { return float(a) > float(b); }                                                    \
+    inline bool __hisnan(H a) { return std::isnan(float(a)); }                                                     \
+    inline H hexp(H a) { return H(std::exp(float(a))); }                                                           \
+    inline H hlog(H a) { return H(std::log(float(a))); }                                                           \
+    inline H hsqrt(H a) { return H(std::sqrt(float(a))); }                                                         \
+    inline H hrsqrt(H a) { return H(1.0f / std::sqrt(float(a))); }                                                 \
+    inline H2 __hsub2(H2 a, H2 b) { return {__hsub(a.x, b.x), __hsub(a.y, b.y)}; }                                 \
+    inline H2 __h2div(H2 a, H2 b) { return {__hdiv(a.x, b.x), __hdiv(a.y, b.y)}; }                                 \
+    inline H2 __hneg2(H2 a) { return {__hneg(a.x), __hneg(a.y)}; }                                                 \
+    inline H2 __hmax2(H2 a, H2 b) { return {__hmax(a.x, b.x), __hmax(a.y, b.y)}; }                                 \
+    inline H2 __hmin2(H2 a, H2 b) { return {__hmin(a.x, b.x), __hmin(a.y, b.y)}; }                                 \
     CUDA_CPU_F16_MODE(H, stem, rn, FE_TONEAREST)                                                                   \
     CUDA_CPU_F16_MODE(H, stem, rz, FE_TOWARDZERO)                                                                  \
     CUDA_CPU_F16_MODE(H, stem, ru, FE_UPWARD)                                                                      \

@@ -46,25 +46,21 @@ inline I to_integer(int mode, F f) {
 #define CUDA_CPU_MODES(macro) macro(rn, FE_TONEAREST) macro(rz, FE_TOWARDZERO) macro(ru, FE_UPWARD) \
     macro(rd, FE_DOWNWARD)
 
+// the arithmetic of one type, named with its letter (__fadd_rz, __dadd_rz) and its fma's name (__fmaf, __fma)
+#define CUDA_CPU_ARITHMETIC_OF(T, p, fma_name, suffix, mode)                                                        \
+    inline T __##p##add_##suffix(T a, T b) { return cuda_cpu::rounded(mode, [](T x, T y) { return x + y; }, a, b); }  \
+    inline T __##p##sub_##suffix(T a, T b) { return cuda_cpu::rounded(mode, [](T x, T y) { return x - y; }, a, b); }  \
+    inline T __##p##mul_##suffix(T a, T b) { return cuda_cpu::rounded(mode, [](T x, T y) { return x * y; }, a, b); }  \
+    inline T __##p##div_##suffix(T a, T b) { return cuda_cpu::rounded(mode, [](T x, T y) { return x / y; }, a, b); }  \
+    inline T __##p##rcp_##suffix(T a) { return cuda_cpu::rounded(mode, [](T x) { return T(1) / x; }, a); }            \
+    inline T __##p##sqrt_##suffix(T a) { return cuda_cpu::rounded(mode, [](T x) { return std::sqrt(x); }, a); }       \
+    inline T fma_name##_##suffix(T a, T b, T c) {                                                                   \
+        return cuda_cpu::rounded(mode, [](T x, T y, T z) { return std::fma(x, y, z); }, a, b, c);                   \
+    }
+
 #define CUDA_CPU_ARITHMETIC(suffix, mode)                                                                              \
-    inline float __fadd_##suffix(float a, float b) { return cuda_cpu::rounded(mode, [](float x, float y) { return x + y; }, a, b); } \
-    inline float __fsub_##suffix(float a, float b) { return cuda_cpu::rounded(mode, [](float x, float y) { return x - y; }, a, b); } \
-    inline float __fmul_##suffix(float a, float b) { return cuda_cpu::rounded(mode, [](float x, float y) { return x * y; }, a, b); } \
-    inline float __fdiv_##suffix(float a, float b) { return cuda_cpu::rounded(mode, [](float x, float y) { return x / y; }, a, b); } \
-    inline float __frcp_##suffix(float a) { return cuda_cpu::rounded(mode, [](float x) { return 1.0f / x; }, a); }                    \
-    inline float __fsqrt_##suffix(float a) { return cuda_cpu::rounded(mode, [](float x) { return std::sqrt(x); }, a); }               \
-    inline float __fmaf_##suffix(float a, float b, float c) {                                                           \
-        return cuda_cpu::rounded(mode, [](float x, float y, float z) { return std::fma(x, y, z); }, a, b, c);           \
-    }                                                                                                                  \
-    inline double __dadd_##suffix(double a, double b) { return cuda_cpu::rounded(mode, [](double x, double y) { return x + y; }, a, b); } \
-    inline double __dsub_##suffix(double a, double b) { return cuda_cpu::rounded(mode, [](double x, double y) { return x - y; }, a, b); } \
-    inline double __dmul_##suffix(double a, double b) { return cuda_cpu::rounded(mode, [](double x, double y) { return x * y; }, a, b); } \
-    inline double __ddiv_##suffix(double a, double b) { return cuda_cpu::rounded(mode, [](double x, double y) { return x / y; }, a, b); } \
-    inline double __drcp_##suffix(double a) { return cuda_cpu::rounded(mode, [](double x) { return 1.0 / x; }, a); }                  \
-    inline double __dsqrt_##suffix(double a) { return cuda_cpu::rounded(mode, [](double x) { return std::sqrt(x); }, a); }            \
-    inline double __fma_##suffix(double a, double b, double c) {                                                        \
-        return cuda_cpu::rounded(mode, [](double x, double y, double z) { return std::fma(x, y, z); }, a, b, c);        \
-    }                                                                                                                  \
+    CUDA_CPU_ARITHMETIC_OF(float, f, __fmaf, suffix, mode)                                                             \
+    CUDA_CPU_ARITHMETIC_OF(double, d, __fma, suffix, mode)                                                             \
     inline int __float2int_##suffix(float f) { return cuda_cpu::to_integer<int>(mode, f); }                             \
     inline unsigned __float2uint_##suffix(float f) { return cuda_cpu::to_integer<unsigned>(mode, f); }                  \
     inline long long __float2ll_##suffix(float f) { return cuda_cpu::to_integer<long long>(mode, f); }                  \
@@ -86,6 +82,7 @@ inline I to_integer(int mode, F f) {
     }
 CUDA_CPU_MODES(CUDA_CPU_ARITHMETIC)
 #undef CUDA_CPU_ARITHMETIC
+#undef CUDA_CPU_ARITHMETIC_OF
 
 // exact: every int and unsigned is a double
 inline double __int2double_rn(int i) { return i; }
