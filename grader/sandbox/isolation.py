@@ -28,7 +28,8 @@ from pathlib import Path
 from grader.common import environment
 from grader.common.layout import ROOT
 from grader.sandbox import policy, uids
-from grader.sandbox.policy import POLICY_VAR, Policy, add_argument, add_class_argument  # noqa: F401 (theirs)
+# the commands take these from here, with the rest of isolation
+from grader.sandbox.policy import POLICY_VAR, Policy, add_argument, add_class_argument  # noqa: F401
 
 MEMORY_LIMIT = 4 << 30  # bytes of memory per worker (RLIMIT_DATA): the ANDREA-120M inputs need under 1.5 GiB
 CPU_LIMIT = 900  # CPU seconds per worker (one worker grades every test of one submission)
