@@ -74,14 +74,40 @@ void set_error(cudaError_t err, const char* message) { call.set_error(err, messa
 
 }  // namespace cuda_cpu
 
-cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind) {
+namespace cuda_cpu {
+// A copy whose kind says a side is device memory where that side is pageable host memory is refused, as a GPU
+// refuses it (cudaErrorInvalidValue, nothing copied); cudaMemcpyDefault infers the kind from the pointers. A copy
+// of no bytes names no memory (its pointers may be one past a buffer's end).
+cudaError_t copy_kind_refused(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+    if (bytes == 0) return cudaSuccess;
+    bool to_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+    bool from_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+    const char* side = to_device && space_of(dst) == Space::pageable ? "destination"
+                       : from_device && space_of(src) == Space::pageable ? "source" : nullptr;
+    if (side == nullptr) return cudaSuccess;
+    static const char* names[] = {"cudaMemcpyHostToHost", "cudaMemcpyHostToDevice", "cudaMemcpyDeviceToHost",
+                                  "cudaMemcpyDeviceToDevice", "cudaMemcpyDefault"};
+    char message[500];
+    std::snprintf(message, sizeof message, "a copy with %s whose %s is not device memory (a host pointer: from "
+                  "malloc, new or the stack): a GPU refuses it with cudaErrorInvalidValue and copies nothing. Pass "
+                  "a pointer from cudaMalloc there, or the kind that matches the pointers (or cudaMemcpyDefault)",
+                  names[kind >= 0 && kind <= 4 ? kind : 4], side);
+    call.set_error(cudaErrorInvalidValue, message);
+    call.warn(message);
+    return cudaErrorInvalidValue;
+}
+}  // namespace cuda_cpu
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+    if (cudaError_t refused = cuda_cpu::copy_kind_refused(dst, src, bytes, kind)) return refused;
     std::memmove(dst, src, bytes);
     return cudaSuccess;
 }
 cudaError_t cudaMemset(void* p, int value, size_t bytes) { std::memset(p, value, bytes); return cudaSuccess; }
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                         cudaMemcpyKind) {
+                         cudaMemcpyKind kind) {
     if (width > dpitch || width > spitch) return cudaErrorInvalidPitchValue;
+    if (cudaError_t refused = cuda_cpu::copy_kind_refused(dst, src, width * height, kind)) return refused;
     for (size_t row = 0; row < height; ++row)
         std::memmove(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width);
     return cudaSuccess;

@@ -10,7 +10,7 @@ cudaError_t cuda_cpu_malloc_host(void** p, int line, size_t bytes, unsigned) {
     if (p == nullptr) return cudaErrorInvalidValue;
     char name[64];
     std::snprintf(name, sizeof name, "the pinned host buffer from line %d", line);
-    *p = cuda_cpu::guarded_alloc(bytes, name, true);
+    *p = cuda_cpu::guarded_alloc(bytes, name, true, cuda_cpu::Space::pinned_host);
     return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 cudaError_t cudaFreeHost(void* p) {
@@ -22,5 +22,9 @@ cudaError_t cudaHostGetDevicePointer(void** device, void* host, unsigned) {
     *device = host;
     return cudaSuccess;
 }
-cudaError_t cudaHostRegister(void* p, size_t, unsigned) { return p ? cudaSuccess : cudaErrorInvalidValue; }
+cudaError_t cudaHostRegister(void* p, size_t bytes, unsigned) {
+    if (p == nullptr) return cudaErrorInvalidValue;
+    cuda_cpu::note_memory(p, bytes, false);  // pinned from now on: a copy may name it as host memory still
+    return cudaSuccess;
+}
 cudaError_t cudaHostUnregister(void* p) { return p ? cudaSuccess : cudaErrorInvalidValue; }

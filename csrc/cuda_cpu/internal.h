@@ -40,7 +40,12 @@ void fail_launch(const std::string& message, cudaError_t code = cudaErrorLaunchF
 // memory.cpp: guarded buffers (the grader's Q, K, V, O, every cudaMalloc, cudaMallocManaged and pinned host
 // allocation), each in its own address range: a far guard region after the end, one before the start, and
 // poisoned slack between the front guard and the buffer. zeroed: the buffer starts as zeros (else NaN).
-void* guarded_alloc(size_t bytes, const char* name, bool zeroed);
+// What a buffer is to a GPU: device memory (cudaMalloc, the grader's buffers), managed or pinned host memory; a
+// pointer into none of them is pageable host memory (malloc, new, the stack), which a GPU cannot copy into as device
+// memory nor read from as such.
+enum class Space { device, managed, pinned_host, pageable };
+void* guarded_alloc(size_t bytes, const char* name, bool zeroed, Space space = Space::device);
+Space space_of(const void* p);
 bool guarded_free(void* p);  // the addresses stay reserved (and fault) until release_quarantine()
 void release_quarantine();    // at the start of each call
 void check_guarded_memory();  // after every launch: a changed slack byte is an out-of-bounds write

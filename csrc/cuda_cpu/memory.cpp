@@ -10,6 +10,8 @@
 // grader's inputs Q, K, V are read-only, as their `const float*` promises: writing into them faults too.
 #include "internal.h"
 
+#include <vector>
+
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -40,6 +42,7 @@ struct Buffer {
     size_t bytes = 0, padded = 0;  // padded: bytes rounded up to 16 (float4 alignment), the rest poisoned
     char name[80] = {};
     bool live = false, freed = false, readonly = false;
+    Space space = Space::device;
 };
 
 Buffer buffers[kMaxBuffers];
@@ -91,7 +94,7 @@ Buffer* find(const void* p) {
 
 size_t far_guard_bytes() { return far_guard(); }
 
-void* guarded_alloc(size_t bytes, const char* name, bool zeroed) {
+void* guarded_alloc(size_t bytes, const char* name, bool zeroed, Space space) {
     std::lock_guard<std::mutex> lock(buffers_mutex);
     Buffer* slot = nullptr;
     for (Buffer& b : buffers)
@@ -114,6 +117,7 @@ void* guarded_alloc(size_t bytes, const char* name, bool zeroed) {
     slot->bytes = bytes, slot->padded = padded;
     std::snprintf(slot->name, sizeof slot->name, "%s", name);
     slot->live = true;
+    slot->space = space;
     reserved += slot->map_bytes;
     return slot->start;
 }
@@ -161,6 +165,28 @@ void check_guarded_memory() {
                 return;
             }
     }
+}
+
+struct NotedMemory {
+    const char* start;
+    size_t bytes;
+    Space space;
+};
+std::vector<NotedMemory> noted;  // under buffers_mutex
+
+void note_memory(const void* p, size_t bytes, bool device) {
+    std::lock_guard<std::mutex> lock(buffers_mutex);
+    noted.push_back({static_cast<const char*>(p), bytes, device ? Space::device : Space::pinned_host});
+}
+
+Space space_of(const void* p) {
+    const char* a = static_cast<const char*>(p);
+    std::lock_guard<std::mutex> lock(buffers_mutex);
+    for (const Buffer& b : buffers)
+        if (b.live && a >= b.start && a < b.start + std::max<size_t>(b.bytes, 1)) return b.space;
+    for (const NotedMemory& m : noted)
+        if (a >= m.start && a < m.start + std::max<size_t>(m.bytes, 1)) return m.space;
+    return Space::pageable;
 }
 
 bool describe_address(const void* addr, bool write, bool know_write, char* out, size_t n) {
@@ -224,7 +250,7 @@ cudaError_t cuda_cpu_malloc_managed(void** p, size_t bytes, int line) {
     if (p == nullptr) return cudaErrorInvalidValue;
     char name[64];
     std::snprintf(name, sizeof name, "the buffer from cudaMallocManaged on line %d", line);
-    *p = cuda_cpu::guarded_alloc(bytes, name, true);
+    *p = cuda_cpu::guarded_alloc(bytes, name, true, cuda_cpu::Space::managed);
     return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 cudaError_t cudaFree(void* p) {

@@ -157,9 +157,15 @@ cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t bytes, 
                                       cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t = nullptr) {
     return cudaMemcpyFromSymbol(dst, symbol, bytes, offset, kind);
 }
+namespace cuda_cpu {
+// memory that is device or pinned memory to a GPU without being one of the runtime's buffers: a __device__ variable
+// whose address was asked for (cudaGetSymbolAddress), host memory given cudaHostRegister
+void note_memory(const void* p, size_t bytes, bool device);
+}  // namespace cuda_cpu
 template <class T>
 cudaError_t cudaGetSymbolAddress(void** p, const T& symbol) {
     *p = const_cast<T*>(&symbol);
+    cuda_cpu::note_memory(*p, sizeof(T), true);
     return cudaSuccess;
 }
 template <class T>
