@@ -4,7 +4,8 @@ Each file in solutions/wrong/ is a mutant of the reference: its module docstring
 what is wrong, SCORES gives the points each listed exercise must earn with every suite
 (public + hidden), every exercise not listed must earn full marks, and HINT is text
 the scorecard must show; MISTAKE, when given, is the known mistake's id (grader/judge/hints.py MISTAKES, or a
-kernel diagnostic, grader/sandbox/replies.py) that results.json must carry as data for the class report. Its
+kernel diagnostic, grader/sandbox/replies.py) that results.json must carry as data for the class report, and no
+other known mistake may be named but those ALSO lists (a hint naming a mistake not made is a false hint). Its
 functions replace the reference's functions of the same
 name; build() writes the result to build/controls/NAME/attention.py, a real
 submission folder that `make grade SUBMISSION=...` can grade too.
@@ -51,6 +52,7 @@ class Control:
     prelude: str = ""  # module-level code run at import (the adversarial corpus)
     kernel: str = ""  # a whole kernel file's text, instead of the reference's (KERNEL = "file.cu" beside it)
     mistake: str = ""  # the mistake id results.json must carry (extra_data.mistakes of a failed test)
+    also: tuple = ()  # other mistakes this submission truly makes (ALSO): results.json may name these and no more
 
     @classmethod
     def load(cls, path):
@@ -65,7 +67,7 @@ class Control:
         edits = (cls.load(path.parent / consts["EDITS_AFTER"]).kernel_edits if "EDITS_AFTER" in consts else ()) + \
             tuple(consts.get("KERNEL_EDITS", ()))
         return cls(path.stem, (ast.get_docstring(tree) or "").splitlines()[0], consts["SCORES"], consts["HINT"], source,
-                   edits, consts.get("PRELUDE", ""), kernel, consts.get("MISTAKE", ""))
+                   edits, consts.get("PRELUDE", ""), kernel, consts.get("MISTAKE", ""), tuple(consts.get("ALSO", ())))
 
 
 # The two controls that are not mutants: the reference must get full marks, the generated stubs nothing.

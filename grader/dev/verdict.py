@@ -36,4 +36,8 @@ def verdict(control, results):
     carried = {m for t in results["tests"] for m in (t.get("extra_data") or {}).get("mistakes") or ()}
     if control.mistake and control.mistake not in carried:
         problems.append(f"results.json does not name the mistake {control.mistake!r} (named: {sorted(carried)})")
+    false = carried - {control.mistake, *control.also}
+    if control.mistake and false:  # a hint about a mistake this submission did not make
+        problems.append(f"results.json also names {sorted(false)}, mistakes this submission does not make (its own: "
+                        f"{control.mistake!r}{''.join(f', {m!r}' for m in control.also)})")
     return problems

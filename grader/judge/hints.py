@@ -213,7 +213,8 @@ def row_softmax(got, expected, scores):
         hints.append(Hint("rows_not_normalised",
                           f"rows do not sum to 1 (row {tuple(int(v) for v in k)} sums to {rows[k]:.6g}): "
                           "divide each row's exponentials by that row's sum"))
-    not_zero = int(np.count_nonzero((scores == -np.inf) & (got != 0)))
+    # a NaN there is the NaN hint's (an overflow makes whole rows NaN): only finite entries that are not 0
+    not_zero = int(np.count_nonzero((scores == -np.inf) & np.isfinite(got) & (got != 0)))
     if not_zero:
         hints.append(Hint("masked_not_zero", f"{not_zero} entries whose score is -inf did not become exactly 0"))
     return hints
@@ -237,17 +238,20 @@ def batch_dims(error_message, ndim):
     return None
 
 
-def kernel(got, expected, Q, K, V, order):
+def kernel(got, expected, Q, K, V, order, forward=None):
+    """forward: for a run in another thread order, the same input's result in the usual order (None: not known).
+    The race is named only where the two differ: a kernel that is wrong in both orders alike has another mistake."""
     hints = []
     got = np.asarray(got, np.float64)
     if np.isnan(got).any():
         hints.append(Hint("kernel_nan",
                           "NaN in O: an uninitialised read (shared memory starts as NaN here, cudaMalloc'd memory too), "
                           "an overflowing exp, or a row that attends to nothing"))
-    if order != "forward":
+    if order != "forward" and forward is not None and not np.array_equal(np.asarray(forward, np.float64), got,
+                                                                         equal_nan=True):
         hints.append(Hint("kernel_race",
-                          "if the kernel passes with threads in their usual order, its result depends on the order "
-                          "threads run in: a race; is a __syncthreads() missing between writing and reading shared memory?"))
+                          "the result depends on the order threads run in (in their usual order this input gives "
+                          "another O): a race; is a __syncthreads() missing between writing and reading shared memory?"))
     if _kernel_mistake(got, Q, K, V, "kernel_no_scale"):
         hints.append(Hint("kernel_no_scale",
                           "O matches attention without the 1/sqrt(d_k) scale: multiply dot(Q[i], K[j]) by 1.0f / sqrtf(d_k)"))

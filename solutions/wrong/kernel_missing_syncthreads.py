@@ -4,6 +4,8 @@
 SCORES = {"cuda_kernel": 1}
 HINT = "NaN in O"
 MISTAKE = "kernel_nan"
+# the reverse-order run reads other rows not yet loaded than the usual order does: a race, named too
+ALSO = ("kernel_race",)
 KERNEL_EDITS = [("""        }
         __syncthreads();
         // The warp's last lane""", """        }

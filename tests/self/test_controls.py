@@ -103,3 +103,17 @@ def test_a_missing_hint_is_reported_with_what_was_said_instead():
                                          f"row_softmax: test_masked_scores[andrea-float32] said: {said}"]
     results["tests"][1]["output"] += ": the worker's memory limit is 4 GiB"
     assert verdict(control, results) == []
+
+
+def test_a_mistake_named_beside_the_control_s_own_is_a_false_hint():
+    """A hint about a mistake the submission did not make fails its control, unless the control says it makes that
+    one too (ALSO): how the race hint on kernels wrong in every thread order, and the masked-entries hint on an
+    overflowing softmax, were found."""
+    from grader.dev.controls import Control, verdict
+    control = Control("t_scale", "", {"cuda_kernel": 3}, "", "", mistake="kernel_no_scale")
+    results = {"tests": [{"name": "cuda_kernel: test_a", "tags": ["cuda_kernel"], "score": 3.0, "max_score": 4.0,
+                          "output": "", "extra_data": {"mistakes": ["kernel_no_scale", "kernel_race"]}}]}
+    assert verdict(control, results) == ["results.json also names ['kernel_race'], mistakes this submission does not "
+                                         "make (its own: 'kernel_no_scale')"]
+    control.also = ("kernel_race",)
+    assert verdict(control, results) == []
