@@ -25,7 +25,7 @@ class _Call:
     """A student call in flight (limit: (seconds, why) from _limit(), or None for the default)."""
 
     def __init__(self, student, func, *args, return_args=False, limit=None, **options):
-        self.args = args
+        self.args, self.func = args, func
         self._answer = None  # (value, exception) once read
         seconds, why = limit or (options.pop("timeout", None), None)  # a kernel's limit comes as timeout
         self.pending = student.submit(func, *args, return_args=return_args, timeout=seconds, why=why, **options)
@@ -39,7 +39,7 @@ class _Call:
             self._answer = (self.pending.result(), None)
         except StudentRaised as exc:
             ndim = max((a.ndim for a in self.args if isinstance(a, np.ndarray)), default=0)
-            hint = None if exc.kind is Kind.OUT_OF_MEMORY else hints.batch_dims(str(exc), ndim)
+            hint = None if exc.kind is Kind.OUT_OF_MEMORY else hints.batch_dims(str(exc), ndim, self.func)
             if hint:
                 exc = StudentRaised(f"{exc}\n  hint: {hint}", exc.type_name, exc.is_value_error, exc.kind,
                                     hints.mistakes_of([hint]))

@@ -228,13 +228,25 @@ def weighted_sum(got, expected, A, V):
     return hints
 
 
-def batch_dims(error_message, ndim):
-    """A hint for an exception raised on a batched (3-D or 4-D) input."""
+# what handling leading batch dimensions takes, in each function's own terms
+BATCH_ADVICE = {
+    "scale_scores": "K.T reverses every axis; transpose only the last two (np.swapaxes(K, -1, -2)) and take d_k "
+                    "from Q.shape[-1]",
+    "causal_attention": "K.T reverses every axis; transpose only the last two (np.swapaxes(K, -1, -2))",
+    "apply_causal_mask": "Take T from the last axis (scores.shape[-1], not scores.shape[0]) and build one (T, T) "
+                         "mask that broadcasts over the leading axes",
+    "row_softmax": "Reduce over the last axis only: axis=-1 with keepdims=True",
+    "weighted_sum": "A @ V (np.matmul) multiplies over the last two axes and broadcasts over the others; "
+                    "np.dot and .T do not",
+}
+
+
+def batch_dims(error_message, ndim, func=None):
+    """A hint for an exception func raised on a batched (3-D or 4-D) input."""
     words = ("matmul", "mismatch", "shape", "broadcast", "align")
     if ndim > 2 and any(w in error_message for w in words):
         return Hint("batch_dims", "batch dims not handled: this input has leading batch dimensions. "
-                    "K.T reverses every axis; transpose only the last two (np.swapaxes(K, -1, -2)) "
-                    "and reduce over axis=-1")
+                    + BATCH_ADVICE.get(func, "Work on the last two axes and let the leading ones broadcast"))
     return None
 
 

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 from grader.common.failures import BadReturn, Kind, StudentCodeError, StudentRaised
+from grader.common.layout import GIVEN_FUNCTIONS, STUDENT_FUNCTIONS
 from grader.sandbox import isolation
 
 
@@ -100,8 +101,15 @@ def missing(func, filename, header):
     return text
 
 
+EXERCISE_FUNCTIONS = (*STUDENT_FUNCTIONS, *GIVEN_FUNCTIONS)  # what one exercise's function may call of another's
+
+
 def raised(func, header):
     text = f"{func} raised {header.get('type')}: {header.get('message')}"
+    undefined = header.get("undefined")
+    if isinstance(undefined, str) and undefined in EXERCISE_FUNCTIONS and undefined != func:
+        text = (f"{func} could not run: it calls {undefined}, which is not defined (it was set aside or is missing: "
+                f"{undefined}'s own tests say why); {func} runs once {undefined} is defined")
     if header.get("type") in ("MemoryError", "_ArrayMemoryError"):
         text = (f"{func} ran out of memory: the worker's memory limit is {isolation.MEMORY_LIMIT >> 30} GiB "
                 f"({header.get('type')}: {header.get('message')})")

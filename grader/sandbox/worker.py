@@ -119,7 +119,8 @@ def call(module, filename, request, arrays):
     except BaseException as exc:  # SystemExit included: it costs this call only
         frames = _student_frames(exc.__traceback__, filename)
         return {"status": "raised", "type": type(exc).__name__, "is_value_error": isinstance(exc, ValueError),
-                "message": _short(exc), "traceback": frames[-5:]}, []
+                "message": _short(exc), "traceback": frames[-5:],
+                "undefined": getattr(exc, "name", None) if isinstance(exc, NameError) else None}, []
     seconds = time.perf_counter() - started  # the student's own compute: what `make bench` sets grading against
     header, out = describe_result(result)
     header["seconds"] = seconds

@@ -408,3 +408,18 @@ def test_an_array_in_the_other_byte_order_arrives_with_its_values(make_submissio
             x = np.arange(n, dtype=np.float32) / 7
             got = sub.call("swapped", x)
             assert got.dtype == np.float32 and got.dtype.isnative and np.array_equal(got, x), (n, got[:4], x[:4])
+
+
+def test_a_function_calling_a_set_aside_one_says_which_and_why_it_cannot_run(make_submission):
+    """row_softmax's stretch does not compile, so it is set aside; causal_attention, which calls it, says so
+    instead of a bare NameError."""
+    reference = (ROOT / "solutions" / "attention.py").read_text()
+    start = reference.index("def row_softmax(")
+    line_end = reference.index("\n", start) + 1
+    folder = make_submission(reference[:line_end] + "    return (]\n" + reference[line_end:])
+    Q = np.ones((2, 4, 8), np.float32)
+    with Submission(folder, timeout=20) as sub:
+        with pytest.raises(StudentRaised) as raised:
+            sub.call("causal_attention", Q, Q, Q)
+    assert str(raised.value).startswith("causal_attention could not run: it calls row_softmax, which is not defined "
+                                        "(it was set aside or is missing: row_softmax's own tests say why)")

@@ -106,3 +106,14 @@ def test_prebuild_makes_the_known_mistakes_a_wrong_answer_is_compared_with(tmp_p
             hints.weighted_sum(answers["weights_transposed"], None, A, V)
     finally:
         shared_expected.use(None)
+
+
+def test_the_batch_hint_speaks_of_the_function_that_raised():
+    """A mask taking T from scores.shape[0] is told about the last axis, not about K.T, which it never used."""
+    from grader.judge import hints
+    said = "operands could not be broadcast together with shapes (12,12) () (12,1024,1024)"
+    mask = hints.batch_dims(said, 3, "apply_causal_mask")
+    assert mask.mistake == "batch_dims" and "scores.shape[-1], not scores.shape[0]" in mask and "K.T" not in mask
+    assert "np.swapaxes(K, -1, -2)" in hints.batch_dims(said, 3, "scale_scores")
+    assert "axis=-1 with keepdims=True" in hints.batch_dims(said, 3, "row_softmax")
+    assert hints.batch_dims(said, 2, "apply_causal_mask") is None  # no batch dimensions: not this mistake
