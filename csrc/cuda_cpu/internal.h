@@ -78,6 +78,8 @@ struct KernelCounts {
 KernelCounts counts_of(const char* kernel);
 // occupancy.cpp: how many blocks of this size fit one SM of that GPU, by the occupancy calculator's rules.
 int blocks_per_sm(const char* kernel, int block_size, size_t dynamic_shared);
+// the registers a warp of a kernel with this many a thread is given (256 at a time)
+int registers_per_warp(int registers);
 
 // faults.cpp: give this OS thread an alternate signal stack, so a stack overflow can still be reported.
 void prepare_thread_for_faults();

@@ -136,14 +136,14 @@ bool launch_allowed(const LaunchConfig& cfg) {
                "loop over the rest inside the kernel.");
         return false;
     }
-    const CudaCpuKernelResources* counted = resources_of(cfg.kernel);
-    if (counted != nullptr) {  // registers are given out per warp, in units of 256 (CUDA's occupancy rules)
-        unsigned long long per_warp = (counted->registers * 32ull + 255) / 256 * 256, warps = (threads + 31) / 32;
+    KernelCounts counted = counts_of(cfg.kernel);  // zeros without nvcc's counts: then neither check refuses
+    if (counted.registers > 0) {  // registers are given out per warp (occupancy.cpp)
+        unsigned long long per_warp = registers_per_warp(counted.registers), warps = (threads + 31) / 32;
         if (per_warp * warps > static_cast<unsigned long long>(p.regsPerBlock)) {
             unsigned long long most = p.regsPerBlock / per_warp * 32;
             std::snprintf(what, sizeof what, "asks for blocks of %llu threads, and nvcc gives this kernel %d registers "
                           "a thread (sm_90): %llu warps x %llu registers (given out 256 at a time per warp) = %llu registers, "
-                          "where a block has at most %d", threads, counted->registers, warps, per_warp,
+                          "where a block has at most %d", threads, counted.registers, warps, per_warp,
                           per_warp * warps, p.regsPerBlock);
             std::snprintf(fix, sizeof fix, "Use at most %llu threads per block, or write __launch_bounds__(%llu) on "
                           "the kernel so that nvcc fits it in %llu registers a thread (keeping the rest in local "
@@ -153,7 +153,7 @@ bool launch_allowed(const LaunchConfig& cfg) {
             return false;
         }
     }
-    size_t static_shared = counted != nullptr ? counted->static_shared : 0;
+    size_t static_shared = counted.static_shared;
     int opt_in = opted_in(cfg.kernel);
     if (static_shared > 0 && static_shared + cfg.shared_bytes > (opt_in >= 0 ? p.sharedMemPerBlockOptin
                                                                                : p.sharedMemPerBlock)) {

@@ -17,6 +17,8 @@ int allocated(long long value, int unit) { return static_cast<int>((value + unit
 
 namespace cuda_cpu {
 
+int registers_per_warp(int registers) { return allocated(1ll * registers * warpSize, kRegisterUnit); }
+
 int blocks_per_sm(const char* kernel, int block_size, size_t dynamic_shared) {
     const cudaDeviceProp& p = device();
     if (block_size <= 0 || block_size > p.maxThreadsPerBlock) return 0;
@@ -26,7 +28,7 @@ int blocks_per_sm(const char* kernel, int block_size, size_t dynamic_shared) {
     int by_blocks = p.maxBlocksPerMultiProcessor;
     int by_registers = by_blocks;
     if (counts.registers > 0) {
-        int per_warp = allocated(1ll * counts.registers * warpSize, kRegisterUnit);
+        int per_warp = registers_per_warp(counts.registers);
         int warps_fitting = p.regsPerMultiprocessor / per_warp / kWarpGranularity * kWarpGranularity;
         by_registers = per_warp * warps > p.regsPerBlock ? 0 : warps_fitting / warps;
     }
@@ -47,8 +49,8 @@ cudaError_t func_get_attributes(const char* kernel, cudaFuncAttributes* attr) {
     attr->numRegs = counts.registers;
     attr->maxThreadsPerBlock = p.maxThreadsPerBlock;
     if (counts.registers > 0)  // the most threads whose warps' registers fit the register file
-        attr->maxThreadsPerBlock = std::min(p.maxThreadsPerBlock, p.regsPerBlock / allocated(1ll * counts.registers *
-                                            warpSize, kRegisterUnit) * warpSize);
+        attr->maxThreadsPerBlock = std::min(p.maxThreadsPerBlock,
+                                            p.regsPerBlock / registers_per_warp(counts.registers) * warpSize);
     attr->ptxVersion = attr->binaryVersion = p.major * 10 + p.minor;
     int opt_in = opted_in(kernel);
     attr->maxDynamicSharedSizeBytes = static_cast<int>(opt_in >= 0 ? opt_in : p.sharedMemPerBlock - counts.static_shared);

@@ -42,9 +42,9 @@ def _preprocessed(compiler):
 
 
 def _namespace_scope(text):
-    """text with everything inside a class, function or enum body blanked out (namespaces and extern "C" kept)."""
-    out, depth_kept, stack = [], 0, []
-    i = 0
+    """text without what lies inside a class, function or enum body (the bodies of namespaces and extern "C" kept):
+    stack holds, for each open brace, whether its body is kept."""
+    out, stack, i = [], [], 0
     for m in re.finditer(r"[{}]", text):
         if m.group() == "{":
             head = text[max(0, m.start() - 80):m.start()]

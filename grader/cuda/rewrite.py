@@ -47,10 +47,15 @@ def _one_line(text):
 _LITERAL = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
 
+def _masked(text):
+    """text with its comments and string literals blanked out, newlines kept: where code is, at the same offsets."""
+    return _LITERAL.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
 def _sub_in_code(pattern, replace, text):
     """pattern.sub(replace, text) in code only: comments and string literals are matched as blanks (so a
     `kernel<<<>>>` in a comment or a message is left alone, and never starts a match that runs into the code)."""
-    masked = _LITERAL.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    masked = _masked(text)
     out, last = [], 0
     for m in pattern.finditer(masked):
         out += [text[last:m.start()], replace(m)]
@@ -124,7 +129,7 @@ def _argument(text, start, n):
 
 
 def _name_kernel_calls(text):
-    masked = _LITERAL.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    masked = _masked(text)
     out, last = [], 0
     for m in _NAMED_CALL.finditer(masked):
         which, replacement = _NAMED_CALLS[m.group(1)]

@@ -111,12 +111,11 @@ def _out_of_reach():
         blocked = uids.out_of_reach(path)
         if blocked is not None:
             mode = f"mode {blocked.stat().st_mode & 0o777:04o}" if blocked.exists() else "missing"
-            where = "this Python" if what == "this Python" else "this checkout"
             return Refusal(Cause.OUT_OF_REACH,
                            f"{what} ({path}) lies under {blocked} ({mode}), which the workers' uid cannot enter, "
                            "so bubblewrap cannot bind it into their boxes",
-                           f"build the venv from a Python outside private home folders (/usr/bin/python3: the "
-                           f"Makefile and Gradescope's setup.sh do so as root)" if where == "this Python" else
+                           "build the venv from a Python outside private home folders (/usr/bin/python3: the "
+                           "Makefile and Gradescope's setup.sh do so as root)" if what == "this Python" else
                            "keep the grading checkout in a folder other users can enter (not under /root)")
     return None
 

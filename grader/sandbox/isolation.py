@@ -128,24 +128,13 @@ def protect_answers():
             os.chmod(path, 0o700)
 
 
-def _open_to_others(path):
-    """True if a process of another uid can reach and read path (o+x on every folder above it, o+r on it)."""
-    path = Path(path).resolve()
-    try:
-        if not path.stat().st_mode & 0o004:
-            return False
-        return all(parent.stat().st_mode & 0o001 for parent in path.parents)
-    except OSError:
-        return False
-
-
 def can_drop_privileges():
     """As root: whether a worker running as another uid could still run Python (the interpreter's standard library,
     the venv's packages and the grader's worker must be readable by other users; a Python under /root is not)."""
     import numpy
     import sysconfig
     needed = [sysconfig.get_paths()["stdlib"], Path(numpy.__file__).parent, Path(__file__).with_name("worker.py")]
-    return is_root() and all(_open_to_others(p) for p in needed)
+    return is_root() and all(uids.out_of_reach(p) is None for p in needed)
 
 
 DROP_PROBLEM = ("the grader runs as root, but this Python ({}) is not readable by other users, so workers keep "

@@ -30,8 +30,8 @@ from grader.common.layout import KERNEL_FILE
 from grader.sandbox.units import cell_marker
 
 ANSWERS = {}  # answer name -> cell text, in the order first run (the notebook's order at autograde)
-SAVED_AT = {}  # answer name -> when its cell was last run (time.strftime), for the test cells to say
-RAN_AT = {}  # answer name -> when its cell was last run (time.time()), against the saved notebook's time
+RAN_AT = {}  # answer name -> when its cell was last run (time.time()): said by the test cells, and held against
+# the saved notebook's time
 PRELUDE = '"""attention.py, assembled from the notebook\'s answer cells."""\n\nimport numpy as np\n'
 SCORE_LINE = "grader-cell-score:"  # the last line grader/student/cell.py prints
 ANSWER_LINE = re.compile(r"^%%answer\s+(\S+)\s*$")  # an answer cell's first line; group 1: the answer's name
@@ -46,7 +46,6 @@ def answer(line, cell):
         print("%%answer needs a name, e.g. %%answer compute_dk")
         return
     ANSWERS[name] = cell
-    SAVED_AT[name] = time.strftime("%H:%M:%S")
     RAN_AT[name] = time.time()
     print(f"saved your answer {name} ({len(cell.splitlines())} lines); the test cell below grades it")
 
@@ -121,7 +120,8 @@ def _which_answer(exercise):
     name = "microgpt_cuda.cu" if exercise == "cuda_kernel" else exercise
     if name not in ANSWERS:
         return None
-    said = f"grading your answer {name} as run at {SAVED_AT.get(name, '?')} (run its cell again after a change)"
+    ran = time.strftime("%H:%M:%S", time.localtime(RAN_AT[name])) if name in RAN_AT else "?"
+    said = f"grading your answer {name} as run at {ran} (run its cell again after a change)"
     drift = _changed_since_run(name)
     if drift is Drift.EDITED_AFTER_RUN:
         said += (f"\n{name}: your saved notebook holds a newer version of its answer cell than the one you ran: run "

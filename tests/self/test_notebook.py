@@ -16,7 +16,7 @@ def test_a_public_run_says_what_the_hidden_tests_add(capsys):
 
 def test_the_test_cell_names_the_answer_it_grades(monkeypatch):
     monkeypatch.setattr(notebook, "ANSWERS", {})
-    monkeypatch.setattr(notebook, "SAVED_AT", {})
+    monkeypatch.setattr(notebook, "RAN_AT", {})
     assert notebook._which_answer("row_softmax") is None  # never run: the cell says to run it
     notebook.answer("row_softmax", "def row_softmax(s):\n    return s\n")
     assert notebook._which_answer("row_softmax").startswith("grading your answer row_softmax as run at ")
@@ -30,7 +30,6 @@ def test_the_test_cell_tells_an_answer_edited_since_it_ran_from_one_run_but_not_
     import json
     import os
     monkeypatch.setattr(notebook, "ANSWERS", {})
-    monkeypatch.setattr(notebook, "SAVED_AT", {})
     monkeypatch.setattr(notebook, "RAN_AT", {})
     monkeypatch.chdir(tmp_path)
     ran = "def row_softmax(s):\n    return s\n"
