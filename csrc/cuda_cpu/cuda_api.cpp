@@ -44,6 +44,7 @@ void CallState::set_error(cudaError_t err, const char* message) {
 
 void CallState::warn(const char* text) {
     std::lock_guard<std::mutex> lock(mutex);
+    if (warnings.find(std::string(text) + "\n") != std::string::npos) return;  // a loop's launches: said once
     warnings += text;
     warnings += "\n";
 }

@@ -118,10 +118,25 @@ namespace cuda_cpu {
 // A launch from inside a kernel (dynamic parallelism) is not emulated: it fails that launch and stops the thread,
 // saying so with the line (faults.cpp).
 [[noreturn]] void launched_from_a_kernel(int line);
+// A pointer argument into host memory a GPU cannot read as device memory (malloc, new, the stack): said beside the
+// score (launch_checks.cpp); the launch still runs, as on a GPU with HMM or ATS.
+void pointer_argument(const LaunchConfig& cfg, int position, const void* p);
+template <class... Args>
+void check_pointer_arguments(const LaunchConfig& cfg, const Args&... args) {
+    int position = 0;
+    auto one = [&](const auto& a) {
+        ++position;
+        using A = std::decay_t<decltype(a)>;
+        if constexpr (std::is_pointer_v<A> && !std::is_function_v<std::remove_pointer_t<A>>)
+            pointer_argument(cfg, position, (const void*)a);  // C's cast: through const and volatile alike
+    };
+    (one(args), ...);
+}
 template <class Call, class... Args>
 void launch(Call call, const LaunchConfig& cfg, Args&&... args) {
     if (here != nullptr) launched_from_a_kernel(cfg.line);
     std::tuple<std::decay_t<Args>...> packed(std::forward<Args>(args)...);
+    std::apply([&cfg](const auto&... a) { check_pointer_arguments(cfg, a...); }, packed);
     run_grid(cfg, [&packed, &call] { std::apply(call, packed); });
 }
 
@@ -236,6 +251,25 @@ unsigned cuda_cpu_match_all(unsigned mask, T value, int* pred, int line) {
 }
 #define __match_any_sync(mask, v) cuda_cpu_match_any((mask), (v), __LINE__)
 #define __match_all_sync(mask, v, pred) cuda_cpu_match_all((mask), (v), (pred), __LINE__)
+// __uni_sync: whether every lane of the mask brings the same predicate (all true or all false)
+inline int cuda_cpu_uni_sync(unsigned mask, int pred, int line) {
+    unsigned yes = cuda_cpu::warp_vote(mask, pred, line);
+    return yes == 0 || yes == mask;
+}
+#define __uni_sync(mask, pred) cuda_cpu_uni_sync((mask), (pred), __LINE__)
+// __fns (PTX fns.b32): the bit position of the |offset|-th set bit of mask counted from bit base (base itself
+// included) upwards for offset > 0, downwards for offset < 0; offset 0: base if its bit is set. 0xffffffff if none.
+inline unsigned __fns(unsigned mask, unsigned base, int offset) {
+    if (offset == 0) return base < 32 && (mask >> base & 1u) ? base : 0xffffffffu;
+    int step = offset > 0 ? 1 : -1;
+    unsigned count = static_cast<unsigned>(offset > 0 ? offset : -offset) - 1;
+    for (int pos = static_cast<int>(base); pos >= 0 && pos < 32; pos += step)
+        if (mask >> pos & 1u) {
+            if (count == 0) return static_cast<unsigned>(pos);
+            --count;
+        }
+    return 0xffffffffu;
+}
 
 #include "cuda_cpu/atomics.h"
 #include "cuda_cpu/device_functions.h"
@@ -243,6 +277,8 @@ unsigned cuda_cpu_match_all(unsigned mask, T value, int* pred, int line) {
 #include "cuda_cpu/special_math.h"
 #include "cuda_cpu/simd_video.h"
 #include "cuda_cpu/dpx.h"
+#include "cuda_cpu/legacy_names.h"
+#include "cuda_cpu/clusters.h"
 
 // Math names CUDA device code uses.
 template <class A, class B>

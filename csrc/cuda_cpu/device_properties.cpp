@@ -189,8 +189,47 @@ cudaError_t cudaGetDeviceFlags(unsigned* flags) {
     *flags = device_flags;
     return cudaSuccess;
 }
-cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+// The device's settings a program may read back. The cache and bank-size preferences change nothing here (sm_90
+// has four-byte banks and takes the cache split as a hint); the limits are the GPU's defaults until set.
+namespace {
+cudaFuncCache cache_config = cudaFuncCachePreferNone;
+size_t limits[] = {
+    1024,         // cudaLimitStackSize: bytes per thread (the CPU runtime gives each CUDA thread 64 KiB)
+    1 << 20,      // cudaLimitPrintfFifoSize
+    8 << 20,      // cudaLimitMallocHeapSize
+    2,            // cudaLimitDevRuntimeSyncDepth
+    2048,         // cudaLimitDevRuntimePendingLaunchCount
+    64,           // cudaLimitMaxL2FetchGranularity
+    0,            // cudaLimitPersistingL2CacheSize
+};
+}  // namespace
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache config) {
+    cache_config = config;
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config) {
+    if (config == nullptr) return cudaErrorInvalidValue;
+    *config = cache_config;
+    return cudaSuccess;
+}
 cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) { return cudaSuccess; }
+cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig* config) {
+    if (config == nullptr) return cudaErrorInvalidValue;
+    *config = cudaSharedMemBankSizeFourByte;
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
+    if (value == nullptr) return cudaErrorInvalidValue;
+    if (limit < 0 || static_cast<size_t>(limit) >= sizeof limits / sizeof limits[0]) return cudaErrorUnsupportedLimit;
+    *value = limits[limit];
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+    if (limit < 0 || static_cast<size_t>(limit) >= sizeof limits / sizeof limits[0]) return cudaErrorUnsupportedLimit;
+    if (limit == cudaLimitMaxL2FetchGranularity && value > 128) return cudaErrorInvalidValue;
+    limits[limit] = value;
+    return cudaSuccess;
+}
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
     *total = properties().totalGlobalMem;
     *free = *total;

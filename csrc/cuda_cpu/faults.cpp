@@ -6,6 +6,10 @@
 // pointer, the end of the thread's stack), which CUDA thread of which block did it, and the faulting instruction's
 // offset in the kernel library (the grader turns it into microgpt_cuda.cu:LINE with addr2line). Then the signal's
 // default action runs, so the process still dies of it and the grader still sees the signal.
+//
+// And a misaligned access in a kernel, which a CPU performs but a GPU faults on (cudaErrorMisalignedAddress): CUDA
+// files are compiled with GCC's alignment check (-fsanitize=alignment, recoverable: grader/cuda/build.py), which
+// calls __ubsan_handle_type_mismatch_v1 (at the end) with the file, line and type of each misaligned access.
 #include "internal.h"
 
 #include <dlfcn.h>
@@ -167,4 +171,77 @@ void cuda_cpu_trap(const char* file, int line) {
                   c->bid.z);
     cuda_cpu::fail_launch(message, cudaErrorLaunchFailure);
     throw cuda_cpu::ThreadStopped{};
+}
+
+// The sanitizer's ABI (GCC and Clang share it): where the access is, the type and the alignment it needs.
+namespace {
+struct SanitizerLocation {
+    const char* file;
+    uint32_t line, column;
+};
+struct SanitizerType {
+    uint16_t kind, info;
+    char name[1];  // "'float4'", as the compiler spells it, with its quotes
+};
+struct MisalignedAccess {
+    SanitizerLocation where;
+    const SanitizerType* type;
+    unsigned char log_alignment;
+    unsigned char access_kind;  // 0 load, 1 store, 3 member access, 4 member call; the rest: a reference or cast
+};
+
+// "'const struct float4'" as a student writes it: float4 (without quotes, qualifiers and the class key)
+void plain_type_name(const char* name, char* out, size_t n) {
+    size_t k = 0;
+    for (const char* c = name; *c && k + 1 < n;) {
+        if (*c == '\'') { ++c; continue; }
+        size_t word = std::strcspn(c, " '");
+        bool dropped = false;
+        for (const char* skip : {"const", "volatile", "struct", "class", "union"})
+            if (word == std::strlen(skip) && std::strncmp(c, skip, word) == 0) dropped = true;
+        if (!dropped) {
+            for (size_t i = 0; i < word && k + 1 < n; ++i) out[k++] = c[i];
+            if (c[word] == ' ' && k + 1 < n) out[k++] = ' ';
+        }
+        c += word + (c[word] == ' ');
+    }
+    while (k > 0 && out[k - 1] == ' ') --k;
+    out[k] = '\0';
+}
+
+const char* access_words(unsigned char kind) {
+    switch (kind) {
+        case 0: return "read";
+        case 1: return "wrote";
+        case 3: case 4: return "used a member of";
+        default: return "used";
+    }
+}
+}  // namespace
+
+// As a GPU does: a misaligned access stops its CUDA thread before it happens (an aligned SSE move would fault
+// here too), the first fails the launch with cudaErrorMisalignedAddress (sticky), and the block stops. The thread
+// ends without unwinding (stop_thread_now): the compiler calls this handler where no exception may pass. In host
+// code the access is let through: the host is a CPU on a GPU machine too.
+extern "C" void __ubsan_handle_type_mismatch_v1(MisalignedAccess* data, uintptr_t pointer) {
+    const cuda_cpu::Coordinates* c = cuda_cpu::here;
+    if (c == nullptr || data == nullptr) return;
+    if (cuda_cpu::call.launch_failed.load()) cuda_cpu::stop_thread_now();
+    unsigned long alignment = 1ul << data->log_alignment;
+    char type[64];
+    plain_type_name(data->type ? data->type->name : "?", type, sizeof type);
+    char message[700];
+    std::snprintf(message, sizeof message, "misaligned address: at %s:%u, thread (%u,%u,%u) of block (%u,%u,%u) %s "
+                  "a %s at %p, which is not a multiple of %lu bytes (a %s must start at one). A GPU stops the kernel "
+                  "there with cudaErrorMisalignedAddress, and every later CUDA call returns it. Vector types (float2, "
+                  "float4) need an index that is a multiple of their width, and a row that starts aligned (a padded "
+                  "shared row: pad by 4 floats, not 1)", data->where.file ? data->where.file : "?", data->where.line,
+                  c->tid.x, c->tid.y, c->tid.z, c->bid.x, c->bid.y, c->bid.z, access_words(data->access_kind), type,
+                  reinterpret_cast<void*>(pointer), alignment, type);
+    cuda_cpu::fail_launch(message, cudaErrorMisalignedAddress);
+    cuda_cpu::stop_thread_now();
+}
+
+extern "C" void __ubsan_handle_type_mismatch_v1_abort(MisalignedAccess* data, uintptr_t pointer) {
+    __ubsan_handle_type_mismatch_v1(data, pointer);  // built recoverable: never called, but linked where one is not
 }

@@ -36,6 +36,8 @@ extern CallState call;
 
 // Fail the running launch (and, as on a GPU, every later one of this call) with a message.
 void fail_launch(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
+// scheduler.cpp: end the running CUDA thread where it is, without unwinding (where no exception may be thrown)
+[[noreturn]] void stop_thread_now();
 
 // memory.cpp: guarded buffers (the grader's Q, K, V, O, every cudaMalloc, cudaMallocManaged and pinned host
 // allocation), each in its own address range: a far guard region after the end, one before the start, and
@@ -46,6 +48,7 @@ void fail_launch(const std::string& message, cudaError_t code = cudaErrorLaunchF
 enum class Space { device, managed, pinned_host, pageable };
 void* guarded_alloc(size_t bytes, const char* name, bool zeroed, Space space = Space::device);
 Space space_of(const void* p);
+bool is_pageable_host_memory(const void* p);  // not null and outside every buffer's range, guards included
 bool guarded_free(void* p);  // the addresses stay reserved (and fault) until release_quarantine()
 void release_quarantine();    // at the start of each call
 void check_guarded_memory();  // after every launch: a changed slack byte is an out-of-bounds write

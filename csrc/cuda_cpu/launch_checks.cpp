@@ -194,3 +194,22 @@ bool launch_allowed(const LaunchConfig& cfg) {
 }
 
 }  // namespace cuda_cpu
+
+namespace cuda_cpu {
+
+// Host memory a kernel is handed: a GPU reads pageable memory (malloc, new, the stack, a global) only through HMM
+// (Linux, the open kernel modules, Turing or newer) or ATS (Grace Hopper); elsewhere (Windows, WSL, older drivers)
+// the kernel faults with cudaErrorIllegalAddress. The grade stays what an HMM GPU gives: the kernel runs, and the
+// student is told, since the same code fails on many GPUs (docs: csrc/README.md).
+void pointer_argument(const LaunchConfig& cfg, int position, const void* p) {
+    if (!is_pageable_host_memory(p)) return;
+    char message[700];
+    std::snprintf(message, sizeof message, "your launch%s%s at line %d passes, as argument %d, a pointer to host "
+                  "memory (from malloc, new, the stack or a host variable), not to device memory: a GPU reads it "
+                  "only with HMM or ATS (recent Linux drivers); on others the kernel fails with "
+                  "cudaErrorIllegalAddress. cudaMalloc the buffer and cudaMemcpy the data to it (or use "
+                  "cudaMallocManaged)", cfg.kernel ? " of " : "", cfg.kernel ? cfg.kernel : "", cfg.line, position);
+    call.warn(message);
+}
+
+}  // namespace cuda_cpu

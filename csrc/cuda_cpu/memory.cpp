@@ -189,6 +189,15 @@ Space space_of(const void* p) {
     return Space::pageable;
 }
 
+bool is_pageable_host_memory(const void* p) {
+    if (p == nullptr || space_of(p) != Space::pageable) return false;
+    const char* a = static_cast<const char*>(p);
+    std::lock_guard<std::mutex> lock(buffers_mutex);
+    for (const Buffer& b : buffers)  // a buffer's guards and freed ranges: device addresses, faulting if touched
+        if (b.map != nullptr && a >= b.map && a < b.map + b.map_bytes) return false;
+    return true;
+}
+
 bool describe_address(const void* addr, bool write, bool know_write, char* out, size_t n) {
     const char* a = static_cast<const char*>(addr);
     const char* verb = !know_write ? "accessed" : write ? "wrote" : "read";

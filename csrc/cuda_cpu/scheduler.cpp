@@ -63,7 +63,9 @@ Runner* take_runner(Block& b) {
     Runner* r = b.runners.back().get();
     r->stack = take_stack();
     size_t skip = stagger(b.runners.size());
-    r->context = make_context(static_cast<char*>(r->stack.sp) - skip, r->stack.size - skip, runner_main);
+    r->top = static_cast<char*>(r->stack.sp) - skip;
+    r->size = r->stack.size - skip;
+    r->context = make_context(r->top, r->size, runner_main);
     return r;
 }
 
@@ -104,22 +106,38 @@ void pass_on(Block& b, Runner* from) {
 
 namespace {
 
+void thread_ended(Block& b, Thread& t, Runner* r) {
+    t.state = State::Done;
+    ++b.done;
+    t.runner = nullptr;
+    r->assigned = nullptr;
+}
+
 // Each runner's life: run its thread to the end (waiting in pass_on at each barrier), then the next it is given.
-void runner_main() {
-    Block& b = *block;
-    Runner* r = b.current->runner;
+[[noreturn]] void runner_loop(Block& b, Runner* r) {
     for (;;) {
         Thread& t = *r->assigned;
         try {
             (*b.body)();
         } catch (const Unwind&) {
         }
-        t.state = State::Done;
-        ++b.done;
-        t.runner = nullptr;
-        r->assigned = nullptr;
+        thread_ended(b, t, r);
         pass_on(b, r);
     }
+}
+
+void runner_main() {
+    Block& b = *block;
+    runner_loop(b, b.current->runner);
+}
+
+// A runner whose thread stopped where it could not unwind (stop_thread_now) goes on from a fresh context.
+thread_local Runner* stopped_runner = nullptr;
+void runner_after_stop() {
+    Block& b = *block;
+    Runner* r = stopped_runner;
+    pass_on(b, r);
+    runner_loop(b, r);
 }
 
 // Run the threads of b.round, in order, each until it waits or ends.
@@ -129,6 +147,21 @@ void run_round(Block& b) {
 }
 
 }  // namespace
+
+// The running CUDA thread ends here, its frames dropped, not unwound (no destructor runs): for a sanitizer's handler
+// (faults.cpp), which may not throw. Its runner carries on from a fresh context at the top of its own stack, which
+// the dropped frames no longer need.
+[[noreturn]] void stop_thread_now() {
+    Block& b = *block;
+    Thread& t = *b.current;
+    Runner* r = t.runner;
+    thread_ended(b, t, r);
+    stopped_runner = r;
+    r->context = make_context(r->top, r->size, runner_after_stop);
+    Context dropped;
+    switch_context(&dropped, r->context);
+    std::abort();  // never resumed
+}
 
 void unwind_at_wait(Block& b) {
     if (!b.unwinding) return;  // the block failed while this thread waited: its stack unwinds from here

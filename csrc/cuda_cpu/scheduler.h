@@ -95,6 +95,8 @@ extern thread_local Block* block;  // per core: the block it is running
 struct Runner {
     Context context = nullptr;  // where it resumes (while another runs)
     ctx::stack_context stack;
+    void* top = nullptr;        // where its first context starts (the stack's top, less its stagger)
+    size_t size = 0;
     Thread* assigned = nullptr;
 };
 

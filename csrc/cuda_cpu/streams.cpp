@@ -59,6 +59,9 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
     event->when = std::chrono::steady_clock::now();
     return cudaSuccess;
 }
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned) {
+    return cudaEventRecord(event, stream);  // cudaEventRecordExternal: no graph here to record into
+}
 // An event never recorded counts as complete, as CUDA says.
 cudaError_t cudaEventQuery(cudaEvent_t event) { return event ? sticky() : cudaErrorInvalidResourceHandle; }
 cudaError_t cudaEventSynchronize(cudaEvent_t event) { return event ? sticky() : cudaErrorInvalidResourceHandle; }

@@ -42,7 +42,12 @@ MAX_ERROR_LINES = 30
 # GPU (the properties device_properties.cpp reports), so code that picks device features by __CUDA_ARCH__ takes
 # the path a current GPU takes (host code of the same file sees it too; .cpp files do not).
 CUDA_ARCH = 900
-CUDA_MACROS = f"-D__CUDA_ARCH__={CUDA_ARCH}"  # a .cu compile's, and its precompiled header's: they must agree
+# Every access through a typed pointer in a CUDA file is checked against its type's alignment, as a GPU checks it
+# (a float4 at an address not a multiple of 16 stops the kernel with cudaErrorMisalignedAddress): GCC's alignment
+# check, recoverable, calls the runtime's handler (csrc/cuda_cpu/faults.cpp), so no sanitizer library is linked.
+CUDA_CHECKS = "-fsanitize=alignment -fsanitize-recover=alignment"
+# a .cu compile's flags, and its precompiled header's: they must agree
+CUDA_FLAGS = f"-D__CUDA_ARCH__={CUDA_ARCH} {CUDA_CHECKS}"
 
 class BuildError(Exception):
     """The student's file did not compile; str() is the compiler's message, trimmed to the student's lines."""
@@ -107,7 +112,7 @@ rule cc
   command = $cxx $cflags -c $in -o $out
   description = compiling $in
 rule cu
-  command = $cxx $cflags -x c++ -include {header} {CUDA_MACROS} -c $in -o $out
+  command = $cxx $cflags -x c++ -include {header} {CUDA_FLAGS} -c $in -o $out
   description = compiling $in (CUDA, rewritten)
 rule link
   command = $cxx -shared {LINK_LOCAL} $in -o $out {' '.join(LIBS)}
@@ -134,7 +139,7 @@ def runtime_objects(cxx="g++"):
     them where the compiler is GCC, both at once. Its callers check the toolchain first."""
     flags = " ".join(CXXFLAGS)
     compiler = _compiler_id(cxx)
-    out_dir = CACHE / ("runtime-" + _key(runtime_text(), flags, compiler))
+    out_dir = CACHE / ("runtime-" + _key(runtime_text(), flags, CUDA_FLAGS, compiler))  # CUDA_FLAGS: the PCH's
     obj = out_dir / (Path(RUNTIME_UNIT).stem + ".o")
     wants_pch = compiler.startswith(("g++", "c++")) and "clang" not in compiler
     built = lambda: obj.exists() and not (wants_pch and _pch_missing(out_dir))  # noqa: E731
@@ -170,7 +175,7 @@ def _start_precompiling_header(out_dir, cxx, flags):
     """cuda_cpu.h as the `cu` rule includes it (same flags and macros), started beside the runtime's compile;
     _finish_precompiling_header writes it whole or not at all."""
     tmp = out_dir / (PCH + ".tmp")
-    proc = subprocess.Popen([cxx, *flags.split(), *_include_flags().split(), CUDA_MACROS,
+    proc = subprocess.Popen([cxx, *flags.split(), *_include_flags().split(), *CUDA_FLAGS.split(),
                              "-x", "c++-header", str(RUNTIME / "cuda_cpu.h"), "-o", str(tmp)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     return proc, tmp
@@ -207,7 +212,7 @@ def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++"):
     runtime = runtime_objects(cxx)
     flags = CXXFLAGS + [f"-D{d}" for d in defines]
     out_dir = CACHE / _key(*(f"{n}\0{t}" for n, t in sorted(texts.items())), " ".join(compiled), target,
-                           str(runtime[0].parent), " ".join(map(str, include_dirs)), " ".join(flags + LIBS),
+                           str(runtime[0].parent), " ".join(map(str, include_dirs)), " ".join(flags + LIBS), CUDA_FLAGS,
                            _compiler_id(cxx))
     out = out_dir / target
     if out.exists():
@@ -234,13 +239,14 @@ def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++"):
     return out
 
 
-def build(source_path, *, defines=(), cxx="g++", resources=None):
+def build(source_path, *, defines=(), cxx="g++", resources=None, plain_cpp=False):
     """Build source_path (a .cu file) for the CPU runtime; return the shared library's path, or raise BuildError.
     resources: (FILE, C++ text) of each kernel's registers and static shared memory (grader/cuda/resources.py),
-    linked in for the runtime's launch checks."""
+    linked in for the runtime's launch checks. plain_cpp: compile it as C++, not CUDA (bench's yardstick
+    attention_loops.cpp: plain loops, without the GPU's alignment check)."""
     source_path = Path(source_path)
-    # the student's file is compiled as CUDA whatever its name (the yardstick attention_loops.cpp too)
-    name = source_path.name if _is_cuda(source_path.name) else source_path.name + ".cu"
+    # the student's file is compiled as CUDA whatever its name
+    name = source_path.name if _is_cuda(source_path.name) or plain_cpp else source_path.name + ".cu"
     files = {name: source_path.read_text(errors="replace"), **dict([resources] if resources else [])}
     return _build(files, list(files), "libkernel.so", defines=defines, cxx=cxx)
 

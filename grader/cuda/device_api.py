@@ -95,7 +95,7 @@ def missing_from_runtime(listed, cxx="g++"):
     probe = "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\nnamespace cuda_api_probe {\n" + "".join(
         f"#ifndef {n}\nusing ::{n};\n#endif\n" for n in listed) + "}\n"
     done = subprocess.run([cxx, *build.CXXFLAGS, "-fsyntax-only", "-fmax-errors=0", "-x", "c++", "-include",
-                           "cuda_cpu.h", build.CUDA_MACROS, *build._include_flags().split(), "-"],
+                           "cuda_cpu.h", *build.CUDA_FLAGS.split(), *build._include_flags().split(), "-"],
                           input=probe, capture_output=True, text=True, timeout=600, env={"LC_ALL": "C",
                                                                                           "PATH": "/usr/bin:/bin"})
     return sorted(set(_UNDECLARED.findall(done.stderr)))

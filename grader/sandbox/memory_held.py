@@ -5,8 +5,10 @@ in a loop, a temporary far larger than the answer): on a busy machine such code 
 memory limit, and the student would otherwise read only "timed out". A worker killed by the machine's out-of-memory
 killer (a machine with less memory free than the worker's limit) would otherwise read only "killed".
 
-Both are read from /proc: the worker's resident memory just before the grader stops it, and the kernel's count of
-out-of-memory kills (/proc/vmstat) at the worker's start and at its death.
+Both are read from /proc: the most memory the worker's processes held during the call (their peak resident memory,
+VmHWM, which worker.py resets before each call, as it may have let go of it just before the time limit: a hoard
+stopped by its memory limit frees everything as its MemoryError unwinds), and the kernel's count of out-of-memory
+kills (/proc/vmstat) at the worker's start and at its death.
 """
 
 import os
@@ -17,25 +19,29 @@ from grader.sandbox import isolation
 NOTEWORTHY_BYTES = isolation.MEMORY_LIMIT // 4
 
 
-def resident_bytes(pid):
-    """Resident memory of pid and everything it started (the box's processes), in bytes."""
-    page = os.sysconf("SC_PAGE_SIZE")
-    total = 0
-    for p in (pid, *isolation.descendants(pid)):
-        try:
-            with open(f"/proc/{p}/statm") as f:
-                total += int(f.read().split()[1]) * page
-        except (OSError, ValueError, IndexError):  # ended meanwhile, or not ours to read
-            pass
-    return total
+def _peak(p):
+    """The peak resident memory (VmHWM) of process p, in bytes (0: ended meanwhile, or not ours to read)."""
+    try:
+        with open(f"/proc/{p}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def peak_bytes(pid):
+    """The most resident memory pid and everything it started (the box's processes) held since the call began."""
+    return sum(_peak(p) for p in (pid, *isolation.descendants(pid)))
 
 
 def when_stopped(pid):
-    """Words to add to a timed-out call's message ("" when its worker held little memory)."""
-    held = resident_bytes(pid)
+    """Words to add to a timed-out call's message ("" when its worker held little memory during the call)."""
+    held = peak_bytes(pid)
     if held < NOTEWORTHY_BYTES:
         return ""
-    return (f"; when it was stopped, the worker held {held / 2**30:.1f} GiB of memory (the worker's memory limit "
+    return (f"; before it was stopped, the worker held up to {held / 2**30:.1f} GiB of memory (the worker's memory limit "
             f"is {isolation.MEMORY_LIMIT >> 30} GiB): an array that grows in a loop, or a temporary far larger than "
             "the answer, spends its time on memory")
 

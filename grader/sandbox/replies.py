@@ -36,6 +36,7 @@ KERNEL_DIAGNOSTICS = (
     ("kernel_divergent_barrier", "threads wait at different barriers"),
     ("kernel_writes_input", "an input the kernel may only read"),
     ("kernel_stack_overflow", "stack overflow"),
+    ("kernel_misaligned_address", "misaligned address"),
 )
 
 
@@ -44,6 +45,7 @@ KERNEL_DIAGNOSTIC_NAMES = {
     "kernel_divergent_barrier": "divergence: threads wait at different barriers",
     "kernel_writes_input": "writes into an input",
     "kernel_stack_overflow": "stack overflow",
+    "kernel_misaligned_address": "a misaligned access (a float4 or float2 at an address not a multiple of its size)",
     "kernel_launch_refused": "a launch the GPU refuses (its limits: threads, grid, shared memory)",
 }
 

@@ -100,6 +100,16 @@ def describe_result(result):
     return {"status": "ok", "kind": "other", "type": type(result).__name__, "repr": _safe_repr(result)}, []
 
 
+def _reset_peak_memory():
+    """The peak resident memory (VmHWM) starts again from what the worker holds now (Linux 4.0+): the grader reads
+    it when a call times out (memory_held.py). Elsewhere the peak is the worker's whole life's, still fair words."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+
+
 def call(module, filename, request, arrays):
     name = request.get("func")
     func = getattr(module, name, None)
@@ -110,6 +120,7 @@ def call(module, filename, request, arrays):
         return {"status": "missing", "func": name, "set_aside": [r for r in SET_ASIDE if not r["defines"]],
                 "cells": any(unit.cell for unit in LAYOUT)}, []
     args = [arrays[a["array"]] if "array" in a else a["value"] for a in request.get("args", [])]
+    _reset_peak_memory()  # a call stopped for time is told the memory it held, even if it let go just before
     started = time.perf_counter()
     try:
         result = func(*args)

@@ -516,6 +516,7 @@ __global__ void k(const float* Q, float* O, int mode, int n) {
     if (mode == 4 && t == 0) O[0] = overflow();
     if (mode == 5 && t == 0) tile[32] = 1.0f;
     if (mode == 6 && t >= 16) return;
+    if (mode == 10 && t == 2) O[0] = reinterpret_cast<const float4*>(Q + 2)->x;
     tile[t] = Q[t];
     __syncthreads();
     O[t] = tile[31 - t];
@@ -530,6 +531,13 @@ extern "C" void causal_attention_forward(const float* Q, const float* K, const f
         return;
     }
     if (BH == 8) { k<<<1, 32>>>(nullptr, O, 0, BH * T * d_k); return; }
+    if (BH == 9) {
+        float* host = new float[64]();  // host memory, not device memory
+        k<<<1, 32>>>(host, O, 0, BH * T * d_k);
+        cudaDeviceSynchronize();
+        delete[] host;
+        return;
+    }
     k<<<1, 32>>>(Q, O, BH, BH * T * d_k);
 }
 """
@@ -542,8 +550,10 @@ DIAGNOSES = [
     (4, r"stack overflow: .* in thread \(0,0,0\) of block \(0,0,0\)"),
     (5, r"out-of-bounds write to shared memory past the end of `tile`: byte offset 128 of an array of 128 bytes "
         r"\(declared on line 4\), in thread \(0,0,0\) of block \(0,0,0\)\n  at diag.cu:10"),
-    (7, r"read the buffer from cudaMalloc on line 20 after cudaFree released it"),
+    (7, r"read the buffer from cudaMalloc on line 21 after cudaFree released it"),
     (8, r"read through a null pointer"),
+    (10, r"misaligned address: at diag.cu:12, thread \(2,0,0\) of block \(0,0,0\) used a member of a float4 at "
+         r"0x[0-9a-f]+, which is not a multiple of 16 bytes .* cudaErrorMisalignedAddress"),
 ]
 
 
@@ -757,7 +767,16 @@ def test_early_return_before_a_barrier_runs_with_a_warning(diagnosed):
     # starts here), and the barrier released the rest of the block as the hardware does
     assert np.isnan(out[:16]).all()
     assert re.search(r"in block \(0,0,0\), 16 of 32 threads \(thread \(16,0,0\) first\) had returned before the "
-                     r"__syncthreads\(\) on line 13", diagnosed.warnings), diagnosed.warnings
+                     r"__syncthreads\(\) on line 14", diagnosed.warnings), diagnosed.warnings
+
+
+def test_a_kernel_handed_host_memory_runs_and_the_student_is_told(diagnosed):
+    """As on a GPU with HMM (recent Linux drivers): the kernel reads the host buffer; on others it would fault."""
+    x = np.ones((9, 1, 64), np.float32)
+    out = diagnosed.call("causal_attention_forward", x, x, x).reshape(-1)
+    assert (out[:32] == 0).all()  # the zeros of new float[64]()
+    assert re.search(r"your launch of k at line 2\d passes, as argument 1, a pointer to host memory .* "
+                     r"cudaErrorIllegalAddress", diagnosed.warnings), diagnosed.warnings
 
 
 def test_nvcc_resource_usage_is_one_line_per_kernel():

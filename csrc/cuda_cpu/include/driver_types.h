@@ -18,6 +18,29 @@ enum cudaMemcpyKind {
     cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4,
 };
 
+// Pitched memory and 3D copies (runtime_api.h). CUDA arrays are not emulated: a copy naming one is refused.
+typedef struct cudaArray* cudaArray_t;
+struct cudaPitchedPtr { void* ptr; size_t pitch, xsize, ysize; };
+struct cudaExtent { size_t width, height, depth; };
+struct cudaPos { size_t x, y, z; };
+struct cudaMemcpy3DParms {
+    cudaArray_t srcArray; cudaPos srcPos; cudaPitchedPtr srcPtr;
+    cudaArray_t dstArray; cudaPos dstPos; cudaPitchedPtr dstPtr;
+    cudaExtent extent; cudaMemcpyKind kind;
+};
+inline cudaPitchedPtr make_cudaPitchedPtr(void* d, size_t p, size_t xsz, size_t ysz) { return {d, p, xsz, ysz}; }
+inline cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) { return {w, h, d}; }
+inline cudaPos make_cudaPos(size_t x, size_t y, size_t z) { return {x, y, z}; }
+
+// cudaDeviceGetLimit / cudaDeviceSetLimit (device_properties.cpp)
+enum cudaLimit {
+    cudaLimitStackSize = 0x00, cudaLimitPrintfFifoSize = 0x01, cudaLimitMallocHeapSize = 0x02,
+    cudaLimitDevRuntimeSyncDepth = 0x03, cudaLimitDevRuntimePendingLaunchCount = 0x04,
+    cudaLimitMaxL2FetchGranularity = 0x05, cudaLimitPersistingL2CacheSize = 0x06,
+};
+// a kernel's graph (cudaGetCurrentGraphExec): CUDA graphs are not emulated, so no kernel runs in one
+typedef struct cudaGraphExec* cudaGraphExec_t;
+
 // Streams and events: handles to the runtime's own objects (streams.cpp). The null stream is the default one.
 typedef struct cuda_cpu_stream* cudaStream_t;
 typedef struct cuda_cpu_event* cudaEvent_t;

@@ -27,6 +27,19 @@ CUDA_CPU_VECTOR_TYPES(float, float, 8, 16)
 CUDA_CPU_VECTOR_TYPES(double, double, 16, 16)
 #undef CUDA_CPU_VECTOR_TYPES
 
+// CUDA 13's 4-wide 64-bit vectors with the alignment in the name (the plain double4, long4... are deprecated there)
+#define CUDA_CPU_ALIGNED_VECTOR4(T, name, align)                                                                \
+    struct alignas(align) name##4_##align##a { T x, y, z, w; };                                                  \
+    inline constexpr name##4_##align##a make_##name##4_##align##a(T x, T y, T z, T w) { return {x, y, z, w}; }
+#define CUDA_CPU_ALIGNED_VECTORS(T, name) CUDA_CPU_ALIGNED_VECTOR4(T, name, 16) CUDA_CPU_ALIGNED_VECTOR4(T, name, 32)
+CUDA_CPU_ALIGNED_VECTORS(long, long)
+CUDA_CPU_ALIGNED_VECTORS(unsigned long, ulong)
+CUDA_CPU_ALIGNED_VECTORS(long long, longlong)
+CUDA_CPU_ALIGNED_VECTORS(unsigned long long, ulonglong)
+CUDA_CPU_ALIGNED_VECTORS(double, double)
+#undef CUDA_CPU_ALIGNED_VECTORS
+#undef CUDA_CPU_ALIGNED_VECTOR4
+
 struct dim3 {
     unsigned x, y, z;
     constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}

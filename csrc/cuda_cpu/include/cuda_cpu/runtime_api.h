@@ -37,6 +37,10 @@ cudaError_t cudaGetDeviceFlags(unsigned* flags);
 cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache config);
 cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config);
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total);
+cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit);
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value);
+cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config);
+cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig* config);
 cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop);
 // Calls about one kernel know it by its name as the call writes it (the rewrite passes it: grader/cuda/rewrite.py;
 // nullptr where it did not see the call): a kernel's opt-in to more than 48 KiB of dynamic shared memory is kept
@@ -88,6 +92,36 @@ cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid, int* block_size, F
     return cuda_cpu::occupancy_max_potential_block_size(nullptr, min_grid, block_size, dynamic_shared, limit);
 }
 template <class F>
+cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(int* min_grid, int* block_size, F* f, size_t dynamic_shared = 0,
+                                                        int limit = 0, unsigned = 0) {
+    return cudaOccupancyMaxPotentialBlockSize(min_grid, block_size, f, dynamic_shared, limit);
+}
+// The block size that keeps the most threads of one SM busy when a block of n threads needs shared(n) bytes of
+// dynamic shared memory, as CUDA's header computes it: every multiple of a warp up to the limit, largest first.
+template <class F, class SharedOfSize>
+cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(int* min_grid, int* block_size, F*,
+                                                                    SharedOfSize shared, int limit = 0, unsigned = 0) {
+    if (min_grid == nullptr || block_size == nullptr) return cudaErrorInvalidValue;
+    int most = 0, sms = 0;
+    cudaDeviceGetAttribute(&most, cudaDevAttrMaxThreadsPerBlock, 0);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    if (limit > 0 && limit < most) most = limit;
+    int best_threads = 0, best_size = 0, best_blocks = 0;
+    for (int n = (most / 32) * 32; n > 0; n -= 32) {
+        int blocks = 0;
+        if (cudaError_t err = cuda_cpu::occupancy_max_active_blocks(nullptr, &blocks, n, shared(n))) return err;
+        if (blocks * n > best_threads) best_threads = blocks * n, best_size = n, best_blocks = blocks;
+    }
+    *block_size = best_size;
+    *min_grid = best_blocks * sms;
+    return cudaSuccess;
+}
+template <class F, class SharedOfSize>
+cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int* min_grid, int* block_size, F* f, SharedOfSize shared,
+                                                           int limit = 0) {
+    return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(min_grid, block_size, f, shared, limit);
+}
+template <class F>
 cudaError_t cudaFuncSetCacheConfig(F*, cudaFuncCache) { return cudaSuccess; }
 
 // memory (cudaMalloc is a macro in cuda_cpu.h, so a buffer is named by its line)
@@ -96,6 +130,31 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                          cudaMemcpyKind kind);
 cudaError_t cudaMemset(void* p, int value, size_t bytes);
+// pitched 2D and 3D copies and sets, row by row (3D: plane by plane), as CUDA lays pitched memory out
+inline cudaError_t cudaMemset2D(void* p, size_t pitch, int value, size_t width, size_t height) {
+    if (width > pitch && height > 1) return cudaErrorInvalidPitchValue;
+    for (size_t row = 0; row < height; ++row)
+        if (cudaError_t err = cudaMemset(static_cast<char*>(p) + row * pitch, value, width)) return err;
+    return cudaSuccess;
+}
+inline cudaError_t cudaMemset3D(cudaPitchedPtr p, int value, cudaExtent e) {
+    for (size_t z = 0; z < e.depth; ++z)
+        if (cudaError_t err = cudaMemset2D(static_cast<char*>(p.ptr) + z * p.pitch * p.ysize, p.pitch, value, e.width,
+                                           e.height)) return err;
+    return cudaSuccess;
+}
+inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* m) {
+    if (m == nullptr || m->srcArray != nullptr || m->dstArray != nullptr) return cudaErrorInvalidValue;
+    const cudaPitchedPtr &s = m->srcPtr, &d = m->dstPtr;
+    for (size_t z = 0; z < m->extent.depth; ++z) {
+        const char* from = static_cast<const char*>(s.ptr) + ((m->srcPos.z + z) * s.ysize + m->srcPos.y) * s.pitch +
+                           m->srcPos.x;
+        char* to = static_cast<char*>(d.ptr) + ((m->dstPos.z + z) * d.ysize + m->dstPos.y) * d.pitch + m->dstPos.x;
+        if (cudaError_t err = cudaMemcpy2D(to, d.pitch, from, s.pitch, m->extent.width, m->extent.height, m->kind))
+            return err;
+    }
+    return cudaSuccess;
+}
 // cudaMallocHost, cudaHostAlloc and cudaMallocManaged are macros in cuda_cpu.h too, for the same reason
 cudaError_t cudaFreeHost(void* p);
 cudaError_t cudaHostGetDevicePointer(void** device, void* host, unsigned flags);
@@ -126,6 +185,59 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpy
 cudaError_t cudaMemsetAsync(void* p, int value, size_t bytes, cudaStream_t stream = nullptr);
 cudaError_t cudaMallocAsync(void** p, size_t bytes, cudaStream_t stream);
 cudaError_t cudaFreeAsync(void* p, cudaStream_t stream);
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream = nullptr, unsigned flags = 0);
+// every copy runs to completion when issued, on any stream (see above)
+inline cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                                     size_t height, cudaMemcpyKind kind, cudaStream_t = nullptr) {
+    return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
+inline cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* m, cudaStream_t = nullptr) { return cudaMemcpy3D(m); }
+inline cudaError_t cudaMemset2DAsync(void* p, size_t pitch, int value, size_t width, size_t height,
+                                     cudaStream_t = nullptr) {
+    return cudaMemset2D(p, pitch, value, width, height);
+}
+inline cudaError_t cudaMemset3DAsync(cudaPitchedPtr p, int value, cudaExtent e, cudaStream_t = nullptr) {
+    return cudaMemset3D(p, value, e);
+}
+// the per-thread default stream's names (nvcc --default-stream per-thread calls these): one order, as every stream
+inline cudaError_t cudaEventRecord_ptsz(cudaEvent_t e, cudaStream_t s = nullptr) { return cudaEventRecord(e, s); }
+inline cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t e, cudaStream_t s = nullptr, unsigned f = 0) {
+    return cudaEventRecordWithFlags(e, s, f);
+}
+inline cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
+                                        cudaStream_t s = nullptr) {
+    return cudaMemcpyAsync(dst, src, bytes, kind, s);
+}
+inline cudaError_t cudaMemcpy2DAsync_ptsz(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                                          size_t height, cudaMemcpyKind kind, cudaStream_t s = nullptr) {
+    return cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, s);
+}
+inline cudaError_t cudaMemcpy3DAsync_ptsz(const cudaMemcpy3DParms* m, cudaStream_t s = nullptr) {
+    return cudaMemcpy3DAsync(m, s);
+}
+inline cudaError_t cudaMemsetAsync_ptsz(void* p, int value, size_t bytes, cudaStream_t s = nullptr) {
+    return cudaMemsetAsync(p, value, bytes, s);
+}
+inline cudaError_t cudaMemset2DAsync_ptsz(void* p, size_t pitch, int value, size_t width, size_t height,
+                                          cudaStream_t s = nullptr) {
+    return cudaMemset2DAsync(p, pitch, value, width, height, s);
+}
+inline cudaError_t cudaMemset3DAsync_ptsz(cudaPitchedPtr p, int value, cudaExtent e, cudaStream_t s = nullptr) {
+    return cudaMemset3DAsync(p, value, e, s);
+}
+inline cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e, unsigned flags = 0) {
+    return cudaStreamWaitEvent(s, e, flags);
+}
+// Programmatic dependent launch, in a kernel: a launch runs only after the one before it has ended, so the
+// dependency is always met and there is nothing to signal early
+inline void cudaGridDependencySynchronize() {}
+inline void cudaTriggerProgrammaticLaunchCompletion() {}
+// the graph a kernel runs in: none (CUDA graphs are not emulated)
+inline cudaError_t cudaGetCurrentGraphExec(cudaGraphExec_t* graph) {
+    if (graph == nullptr) return cudaErrorInvalidValue;
+    *graph = nullptr;
+    return cudaSuccess;
+}
 template <class T>
 cudaError_t cudaMallocAsync(T** p, size_t bytes, cudaStream_t stream) {
     return cudaMallocAsync(reinterpret_cast<void**>(p), bytes, stream);

@@ -59,6 +59,10 @@ inline double cospi(double x) { return cuda_cpu::cospi_reduced(x); }
 inline float cospif(float x) { return static_cast<float>(cuda_cpu::cospi_reduced(x)); }
 inline void sincospi(double x, double* s, double* c) { *s = sinpi(x), *c = cospi(x); }
 inline void sincospif(float x, float* s, float* c) { *s = sinpif(x), *c = cospif(x); }
+// sin(2 pi x) and cos(2 pi x), the argument a GPU's special function unit takes (within its error: these are exact)
+inline float __sin2pif(float x) { return static_cast<float>(cuda_cpu::sinpi_reduced(2.0 * x)); }
+inline float __cos2pif(float x) { return static_cast<float>(cuda_cpu::cospi_reduced(2.0 * x)); }
+inline void __sincos2pif(float x, float* s, float* c) { *s = __sin2pif(x), *c = __cos2pif(x); }
 inline double rcbrt(double x) { return 1.0 / std::cbrt(x); }
 inline float rcbrtf(float x) { return static_cast<float>(1.0 / std::cbrt(static_cast<double>(x))); }
 inline double rhypot(double x, double y) { return 1.0 / std::hypot(x, y); }
