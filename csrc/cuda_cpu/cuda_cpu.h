@@ -279,6 +279,7 @@ inline unsigned __fns(unsigned mask, unsigned base, int offset) {
 #include "cuda_cpu/dpx.h"
 #include "cuda_cpu/legacy_names.h"
 #include "cuda_cpu/clusters.h"
+#include "cuda_cpu/textures.h"
 
 // Math names CUDA device code uses.
 template <class A, class B>

@@ -36,6 +36,8 @@ extern CallState call;
 
 // Fail the running launch (and, as on a GPU, every later one of this call) with a message.
 void fail_launch(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
+// shared_memory.cpp: a __shared__ variable at namespace scope was bound (as the library loaded): the message
+bool shared_declared_outside_functions(char* message, size_t n);
 // scheduler.cpp: end the running CUDA thread where it is, without unwinding (where no exception may be thrown)
 [[noreturn]] void stop_thread_now();
 

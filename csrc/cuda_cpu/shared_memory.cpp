@@ -14,6 +14,8 @@
 // resized, with mprotect, only when a later kernel puts an array of another size in it).
 #include "scheduler.h"
 
+#include <cstdlib>
+
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -208,7 +210,32 @@ void check_shared_red_zones(Block& b, uint3 bidx) {
     }
 }
 
+// A __shared__ variable declared outside any function (at namespace scope, allowed on a GPU: one per block) is
+// bound once, as the library loads, outside every block: the rewrite cannot give it an array per block, so it gets
+// storage of its own and every launch of the program fails, saying where it is declared and what to do.
+namespace {
+std::atomic<const char*> outside_name{nullptr};
+std::atomic<int> outside_line{0};
+}  // namespace
+
+void* shared_outside_functions(size_t bytes, size_t align, const char* name, int line) {
+    const char* none = nullptr;
+    if (outside_name.compare_exchange_strong(none, name ? name : "?")) outside_line = line;
+    align = std::max<size_t>(align, 16);
+    return std::aligned_alloc(align, round_up(std::max<size_t>(bytes, 1), align));  // held for the program's life
+}
+
+bool shared_declared_outside_functions(char* message, size_t n) {
+    const char* name = outside_name.load();
+    if (name == nullptr) return false;
+    std::snprintf(message, n, "`%s` (line %d) is a __shared__ variable declared outside any function, which the CPU "
+                  "runtime does not emulate (on a GPU each block has one): declare it inside the kernel, or the "
+                  "__device__ function that uses it", name, outside_line.load());
+    return true;
+}
+
 void* block_shared(const void* site, size_t bytes, size_t align, const char* name, int line) {
+    if (block == nullptr) return shared_outside_functions(bytes, align, name, line);
     SharedMemory& s = block->shared;
     int k = 1;  // the window after the other declarations' (the dynamic part's is 0)
     for (const SharedMemory::Slot& slot : s.slots) {

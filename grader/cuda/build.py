@@ -36,7 +36,7 @@ LINK_LOCAL = "-Wl,-Bsymbolic-functions" if sys.platform.startswith("linux") else
 RUNTIME_UNIT = "cuda_cpu_runtime.cpp"
 RUNTIME_SOURCES = ("scheduler.cpp", "rounds.cpp", "context_switch.cpp", "collectives.cpp", "barrier_reports.cpp", "shared_memory.cpp", "cuda_api.cpp",
                    "errors.cpp", "device_properties.cpp", "streams.cpp", "host_memory.cpp",
-                   "memory.cpp", "faults.cpp", "launch_checks.cpp", "occupancy.cpp")
+                   "memory.cpp", "faults.cpp", "launch_checks.cpp", "occupancy.cpp", "textures.cpp")
 MAX_ERROR_LINES = 30
 # A .cu file is compiled once, for host and device at the same time: its kernels run as device code of an sm_90
 # GPU (the properties device_properties.cpp reports), so code that picks device features by __CUDA_ARCH__ takes

@@ -39,13 +39,14 @@ FEATURES = (
             "load tiles into __shared__ arrays with ordinary loads, then __syncthreads()"),
     Feature("libcu++ (<cuda/std/...>, <cuda/atomic>, cuda::std)", ("cuda/",), r"\bcuda::std::|\bcuda::atomic\b",
             "use the C++ standard library on the host and CUDA's built-ins (atomicAdd, fmaxf, ...) in kernels"),
-    Feature("textures and surfaces (cudaTextureObject_t, tex1Dfetch, tex2D, surf2Dwrite)",
-            ("cuda_texture_types.h", "texture_fetch_functions.h", "texture_indirect_functions.h",
-             "surface_functions.h"),
-            r"\bcudaTextureObject_t\b|\bcudaSurfaceObject_t\b|\btex[123]D\w*|\btex1Dfetch\b|\bsurf[123]D\w*"
-            r"|\bcudaCreateTextureObject\b|\bcudaCreateChannelDesc\b|\bcudaMallocArray\b|\bcudaArray_t\b"
-            r"|\btexture\s*<",
-            "read the data through an ordinary pointer (const float* __restrict__, or __ldg)"),
+    # CUDA arrays, texture objects over them or over linear and pitched memory, and surface objects are emulated
+    # (csrc/cuda_cpu/include/cuda_cpu/textures.h)
+    Feature("cubemap textures and surfaces, texture gathers and mipmapped arrays (texCubemap, surfCubemapread, "
+            "tex2Dgather, cudaMallocMipmappedArray)",
+            ("cuda_texture_types.h", "texture_fetch_functions.h", "surface_functions.h"),
+            r"\btexCubemap\w*|\bsurfCubemap\w*|\btex2Dgather\b|\bcudaMallocMipmappedArray\b|\btexture\s*<",
+            "read the data through a texture object over a CUDA array or pitched memory (tex2D, tex3D, "
+            "tex2DLayered)"),
     Feature("CUDA graphs (cudaGraph*, stream capture)", (), r"\bcudaGraph\w*|\bcudaStream(Begin|End)Capture\b",
             "launch the kernels one after another on a stream"),
     Feature("cooperative launches (cudaLaunchCooperativeKernel, grid-wide sync)", (),

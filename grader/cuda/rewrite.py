@@ -5,6 +5,7 @@ file and line. It changes only what no header can express:
     kernel<<<grid, block[, shmem[, stream]]>>>(args)
         ->  cuda_cpu::launch(CUDA_CPU_KERNEL(kernel), cuda_cpu::config(grid, block...), args)
     __shared__ float tile[64][65];  ->  auto& tile = cuda_cpu::shared_var<float[64][65]>(<site>, "tile", __LINE__);
+    (so `static __shared__` and `__shared__ static`: one array per block, as on a GPU)
     extern __shared__ float dyn[];  ->  float* dyn = cuda_cpu::dynamic_shared<float>("dyn");
     cudaFuncSetAttribute(kernel, ...)  ->  cuda_cpu::func_set_attribute_named("kernel", kernel, ...)
 (and so cudaFuncGetAttributes and the occupancy calls). The launch and these calls all name the kernel as written,
@@ -25,8 +26,12 @@ _DYNAMIC_SHARED_AFTER = re.compile(
 # and one declaration may declare several variables, arrays and pointers (`__shared__ int a, b[4], *p;`)
 _DECLARATOR = r"(\**)\s*([A-Za-z_]\w*)\s*((?:\[[^\]\n]*\]\s*)*)"
 _ONE_DECLARATOR = r"\**\s*[A-Za-z_]\w*\s*(?:\[[^\]\n]*\]\s*)*"
+# `static` before or after `__shared__` (or `__align__`) is taken in and dropped: on a GPU it changes nothing, and
+# kept it would make the rewritten reference a function-local static, bound once to the first block's array
+_STATIC_WORD = r"(?:static\s+)?"
 _STATIC_SHARED = re.compile(
-    r"(?<![\w])__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s*)?([A-Za-z_][\w:]*(?:\s*<[^<>;{}()]*>)?(?:\s+[A-Za-z_]\w*)*?)"
+    rf"(?:(?<![\w])static\s+)?(?<![\w])__shared__\s+{_STATIC_WORD}(?:__align__\s*\(\s*\d+\s*\)\s*)?{_STATIC_WORD}"
+    r"([A-Za-z_][\w:]*(?:\s*<[^<>;{}()]*>)?(?:\s+[A-Za-z_]\w*)*?)"
     rf"\s*({_ONE_DECLARATOR}(?:,\s*{_ONE_DECLARATOR})*);")
 _LAUNCH = re.compile(r"([A-Za-z_][\w:]*(?:\s*<[^<>;()]*>)?)\s*<<<(.*?)>>>\s*\(\s*(\))?", re.S)
 

@@ -2,6 +2,7 @@
 the CPU runtime and run, its output compared with what a GPU prints (NAME.expected); where nvcc is installed,
 each also compiles as real CUDA."""
 
+import os
 import subprocess
 
 import pytest
@@ -22,6 +23,15 @@ def test_the_cpu_runtime_prints_what_a_gpu_prints(name):
     program = cuda_build.build_program(SUITE, [name], files=[name])
     proc = subprocess.run([str(program)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout == (SUITE / name).with_suffix(".expected").read_text(), proc.stderr
+
+
+def test_static_shared_arrays_are_one_per_block_in_either_thread_order():
+    """The block reduction's `static __shared__` partials, run with the warps and lanes last to first as well."""
+    name = "static_shared_reduction.cu"
+    program = cuda_build.build_program(SUITE, [name], files=[name])
+    proc = subprocess.run([str(program)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "CUDA_CPU_ORDER": "reverse"})
     assert proc.stdout == (SUITE / name).with_suffix(".expected").read_text(), proc.stderr
 
 

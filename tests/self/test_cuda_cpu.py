@@ -61,6 +61,17 @@ def test_rewrite_keeps_lines_and_handles_launch_forms():
     assert out[7].strip() == 'auto& count = cuda_cpu::shared_var<int>([] { static const char site = 0; return &site; }(), "count", __LINE__);'
 
 
+@pytest.mark.parametrize("declaration", ["static __shared__ float partial[32];", "__shared__ static float partial[32];",
+                                         "static __shared__ __align__(16) float partial[32];",
+                                         "__shared__ __align__(16) static float partial[32];"])
+def test_rewrite_drops_static_from_a_shared_declaration(declaration):
+    """A `static` kept would make the reference a function-local static, bound to the first block's array for good
+    (tests/cuda_conformance/static_shared_reduction.cu runs the effect)."""
+    out = cuda_rewrite.rewrite(f"    {declaration}\n", "s.cu").splitlines()[1].strip()
+    assert out == ('auto& partial = cuda_cpu::shared_var<float[32]>([] { static const char site = 0; return &site; }(), '
+                   '"partial", __LINE__);')
+
+
 def test_rewrite_names_the_kernel_of_each_opt_in_as_its_launch_names_it():
     src = ("cudaFuncSetAttribute(flash<64, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);\n"
            "cudaFuncSetAttribute((const void*)k, cudaFuncAttributeMaxDynamicSharedMemorySize, 1);\n"
@@ -768,6 +779,22 @@ def test_early_return_before_a_barrier_runs_with_a_warning(diagnosed):
     assert np.isnan(out[:16]).all()
     assert re.search(r"in block \(0,0,0\), 16 of 32 threads \(thread \(16,0,0\) first\) had returned before the "
                      r"__syncthreads\(\) on line 14", diagnosed.warnings), diagnosed.warnings
+
+
+def test_a_shared_variable_outside_any_function_fails_each_launch_with_what_to_do(tmp_path):
+    """Allowed on a GPU (one per block), but bound once as the library loads here: said, never a crash at load."""
+    from grader.common.failures import StudentCodeError
+    from grader.sandbox.client import Submission
+    (tmp_path / "outside.cu").write_text(
+        "#include <cuda_runtime.h>\n__shared__ float tile[32];\n"
+        "__global__ void k(float* O) { tile[threadIdx.x] = 1.0f; __syncthreads(); O[threadIdx.x] = tile[0]; }\n"
+        'extern "C" void causal_attention_forward(const float* Q, const float* K, const float* V, float* O,\n'
+        "                                         int BH, int T, int d_k) { k<<<1, 32>>>(O); }\n")
+    x = np.ones((1, 1, 64), np.float32)
+    with Submission(tmp_path, kernel_library=cuda_build.build(tmp_path / "outside.cu"), timeout=30) as sub:
+        with pytest.raises(StudentCodeError, match=r"`tile` \(line 2\) is a __shared__ variable declared outside any "
+                                                   r"function, which the CPU runtime does not emulate"):
+            sub.call("causal_attention_forward", x, x, x)
 
 
 def test_a_kernel_handed_host_memory_runs_and_the_student_is_told(diagnosed):

@@ -22,9 +22,10 @@ PROBES = [  # (id, source, the feature's words, the line named)
      r"asynchronous copies \(cuda::pipeline, memcpy_async, __pipeline_\*, cp.async\)",
      "3 of k.cu: __pipeline_memcpy_async(&s[threadIdx.x], &x[threadIdx.x], 4);"),
     ("cuda_std", "#include <cuda/std/limits>\n" + MAIN, r"libcu\+\+", "1 of k.cu: #include <cuda/std/limits>"),
-    ("texture", "__global__ void k(float* out,\n                  cudaTextureObject_t t) {\n"
-     "    out[0] = tex1Dfetch<float>(t, 0);\n}\n" + MAIN, r"textures and surfaces",
-     "2 of k.cu: cudaTextureObject_t t) {"),
+    ("cubemap", "__global__ void k(float* out, cudaTextureObject_t t) {\n"
+     "    out[0] = texCubemap<float>(t, 1.0f, 0.0f, 0.0f);\n}\n" + MAIN,
+     r"cubemap textures and surfaces, texture gathers and mipmapped arrays",
+     "2 of k.cu: out[0] = texCubemap<float>(t, 1.0f, 0.0f, 0.0f);"),
     ("graph", "int main() {\n    cudaGraph_t graph;\n    return 0;\n}\n", r"CUDA graphs",
      "2 of k.cu: cudaGraph_t graph;"),
     ("cooperative_launch", "__global__ void k() {}\nint main() {\n"

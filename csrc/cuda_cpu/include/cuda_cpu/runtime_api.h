@@ -143,18 +143,8 @@ inline cudaError_t cudaMemset3D(cudaPitchedPtr p, int value, cudaExtent e) {
                                            e.height)) return err;
     return cudaSuccess;
 }
-inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* m) {
-    if (m == nullptr || m->srcArray != nullptr || m->dstArray != nullptr) return cudaErrorInvalidValue;
-    const cudaPitchedPtr &s = m->srcPtr, &d = m->dstPtr;
-    for (size_t z = 0; z < m->extent.depth; ++z) {
-        const char* from = static_cast<const char*>(s.ptr) + ((m->srcPos.z + z) * s.ysize + m->srcPos.y) * s.pitch +
-                           m->srcPos.x;
-        char* to = static_cast<char*>(d.ptr) + ((m->dstPos.z + z) * d.ysize + m->dstPos.y) * d.pitch + m->dstPos.x;
-        if (cudaError_t err = cudaMemcpy2D(to, d.pitch, from, s.pitch, m->extent.width, m->extent.height, m->kind))
-            return err;
-    }
-    return cudaSuccess;
-}
+// pitched memory or CUDA arrays (textures.cpp) on either side
+cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* m);
 // cudaMallocHost, cudaHostAlloc and cudaMallocManaged are macros in cuda_cpu.h too, for the same reason
 cudaError_t cudaFreeHost(void* p);
 cudaError_t cudaHostGetDevicePointer(void** device, void* host, unsigned flags);
