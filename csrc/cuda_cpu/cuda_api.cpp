@@ -61,6 +61,7 @@ void CallState::begin() {
     std::lock_guard<std::mutex> lock(mutex);
     first_failure.clear();
     first_refusal.clear();
+    occupancy.clear();
     failure_code = cudaSuccess;
     warnings.clear();
     warned_early_return = false;
@@ -123,6 +124,8 @@ extern "C" const char* cuda_cpu_launch_error() { return cuda_cpu::call.first_fai
 // Warnings (an early return before a barrier) from the launches of this call, one per line.
 extern "C" const char* cuda_cpu_warnings() { return cuda_cpu::call.warnings.c_str(); }
 extern "C" const char* cuda_cpu_launch_refused() { return cuda_cpu::call.first_refusal.c_str(); }
+// Each kernel's theoretical occupancy on the GPU the runtime stands for, from its first launch of the call.
+extern "C" const char* cuda_cpu_occupancy() { return cuda_cpu::call.occupancy.c_str(); }
 
 // Called by the grader before each causal_attention_forward: a fresh start, as a new process would have.
 extern "C" void cuda_cpu_begin_call() {

@@ -23,6 +23,7 @@ struct CallState {
     std::atomic<bool> warned_early_return{false};
     std::string warnings;                // one per line (cuda_cpu_warnings)
     std::string first_refusal;           // a launch the GPU would refuse (launch_checks.cpp; cuda_cpu_launch_refused)
+    std::string occupancy;               // a line per kernel launched (occupancy.cpp; cuda_cpu_occupancy)
 
     bool start_launch();                 // false (and the launch fails) after an earlier failure of this call
     void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
@@ -81,8 +82,16 @@ struct KernelCounts {
     size_t static_shared;
 };
 KernelCounts counts_of(const char* kernel);
-// occupancy.cpp: how many blocks of this size fit one SM of that GPU, by the occupancy calculator's rules.
+// occupancy.cpp: how many blocks of this size fit one SM of that GPU, by the occupancy calculator's rules, and
+// which resource binds first; note_occupancy adds a launch's line for the kernel report (once per kernel a call).
+struct Occupancy {
+    int blocks, warps, registers;  // blocks an SM, warps a block, registers a thread (0: not counted)
+    size_t shared;                 // static and dynamic shared memory a block
+    const char* limit;
+};
+Occupancy occupancy_of(const char* kernel, int block_size, size_t dynamic_shared);
 int blocks_per_sm(const char* kernel, int block_size, size_t dynamic_shared);
+void note_occupancy(const LaunchConfig& cfg);
 // the registers a warp of a kernel with this many a thread is given (256 at a time)
 int registers_per_warp(int registers);
 

@@ -254,6 +254,7 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>&
 void run_grid(const LaunchConfig& cfg, const std::function<void()>& body) {
     if (!launch_allowed(cfg)) return;  // what the GPU it stands for refuses (launch_checks.cpp)
     if (char why[400]; shared_declared_outside_functions(why, sizeof why)) return fail_launch(why);
+    note_occupancy(cfg);
     if (cfg.shared_bytes > kSharedArenaBytes) {
         call.set_error(cudaErrorInvalidValue, "the launch asks for more dynamic shared memory than a block has (228 KiB)");
         return;

@@ -222,6 +222,23 @@ cudaError_t cudaMemcpy2DFromArray(void* dst, size_t dpitch, cudaArray_const_t sr
                         kind);
 }
 
+// The array's rows are packed (pitch: the row's bytes), so a linear run of bytes is one plain copy.
+cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t w_offset, size_t h_offset, const void* src, size_t count,
+                              cudaMemcpyKind kind) {
+    if (dst == nullptr) return cudaErrorInvalidResourceHandle;
+    size_t start = h_offset * dst->pitch + w_offset, total = dst->pitch * dst->rows * std::max<size_t>(dst->depth, 1);
+    if (w_offset > dst->pitch || start + count > total) return cudaErrorInvalidValue;
+    return cudaMemcpy(dst->data + start, src, count, kind);
+}
+
+cudaError_t cudaMemcpyFromArray(void* dst, cudaArray_const_t src, size_t w_offset, size_t h_offset, size_t count,
+                                cudaMemcpyKind kind) {
+    if (src == nullptr) return cudaErrorInvalidResourceHandle;
+    size_t start = h_offset * src->pitch + w_offset, total = src->pitch * src->rows * std::max<size_t>(src->depth, 1);
+    if (w_offset > src->pitch || start + count > total) return cudaErrorInvalidValue;
+    return cudaMemcpy(dst, src->data + start, count, kind);
+}
+
 // A 3D copy between pitched memory and arrays: with an array on either side, x positions and the width count
 // that array's elements; between pitched memory they count bytes, as CUDA has them.
 cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* m) {

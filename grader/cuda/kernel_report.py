@@ -48,8 +48,9 @@ def reference_seconds(Q, K, V):
     return times
 
 
-def cpu_note(kernel, seconds, Q, K, V):
-    """The report for a kernel run on the CPU runtime."""
+def cpu_note(kernel, seconds, Q, K, V, occupancy=""):
+    """The report for a kernel run on the CPU runtime; occupancy: the runtime's line per kernel launched (each
+    kernel's theoretical occupancy on the GPU it stands for, and what limits it)."""
     shape = "x".join(map(str, Q.shape))
     build = kernel.build_seconds or 0.0
     built = f"built in {build:.1f} s" if build >= 0.05 else "build: unchanged file, taken from the cache"
@@ -74,4 +75,7 @@ def cpu_note(kernel, seconds, Q, K, V):
     from grader.cuda import time_limits
     text += (f"; a run at this size may take up to {kernel.time_limit(Q).seconds:g} s here "
              f"({time_limits.LIMIT_TIMES} x the lesson's kernel, grader/cuda/time_limits.py)")
+    if occupancy.strip():
+        text += (f"\ntheoretical occupancy on the {gpu.name} (the CUDA occupancy calculator's rules, from each "
+                 "kernel's first launch):\n" + "\n".join(f"  {line}" for line in occupancy.strip().splitlines()))
     return "\n".join(lines + [text])

@@ -6,7 +6,8 @@ that travels with the device tool's call (its `carry`), holding what the device 
                   grader/dev/gpu_check_device.sh unpacks them under /usr/local when the image has no Boost
   whl/            the pure-Python packages grading was tested with, at this venv's versions (pytest, its plugin
                   xdist, rich, and what they need), installed there into /tmp/site
-  cuda-samples/   Common/ and the 19 samples' folders of a cuda-samples checkout (never committed here)
+  cuda-samples/   Common/ and the listed samples' folders (cuda_samples.SAMPLES) of a cuda-samples checkout
+                  (never committed here)
   cpu-report.json an earlier gpu-check.json from a machine without a GPU (--cpu-report): the CPU runtime's side,
                   so the device spends its minutes on the GPU
 

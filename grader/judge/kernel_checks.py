@@ -112,7 +112,8 @@ def check_kernel(kernel, Q, K, V, *, what, order="forward", timing=False):
         raise
     if timing and got is not None:
         from grader.cuda import kernel_report
-        records.add_note("cuda_kernel", kernel_report.cpu_note(kernel, runner.kernel_seconds, Q, K, V))
+        records.add_note("cuda_kernel", kernel_report.cpu_note(kernel, runner.kernel_seconds, Q, K, V,
+                                                               occupancy=runner.occupancy))
     if warnings:
         records.add_note("cuda_kernel", warnings)
     with timed("compare"):

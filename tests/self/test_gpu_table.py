@@ -163,6 +163,42 @@ def test_occupancy_follows_the_calculator_s_rules_for_the_gpu(tmp_path, gpu, reg
     assert done.stdout.strip() == str(blocks), done.stdout + done.stderr
 
 
+LAUNCHED = OCCUPANCY + r"""
+extern "C" const char* launch_and_report(int block_size, int dynamic_shared) {
+    float* out;
+    cudaMalloc(&out, 1024 * sizeof(float));
+    cuda_cpu_begin_call();
+    k<<<1, block_size, dynamic_shared>>>(out);
+    k<<<2, block_size, dynamic_shared>>>(out);  // the same kernel again: one line for it
+    return cuda_cpu_occupancy();
+}
+"""
+
+
+@pytest.mark.parametrize("registers, block, shared, line", [
+    (64, 128, 48 * 1024, "k: blocks of 128 threads (4 warps), 64 registers a thread, 49152 bytes of shared memory a "
+                         "block: 4 blocks an SM, 16 of 64 warps (25% occupancy), limited by shared memory"),
+    (32, 256, 0, "k: blocks of 256 threads (8 warps), 32 registers a thread, 0 bytes of shared memory a block: 8 "
+                 "blocks an SM, 64 of 64 warps (100% occupancy), limited by the warps an SM holds"),
+    (128, 256, 0, "k: blocks of 256 threads (8 warps), 128 registers a thread, 0 bytes of shared memory a block: 2 "
+                  "blocks an SM, 16 of 64 warps (25% occupancy), limited by registers"),
+    (0, 32, 0, "k: blocks of 32 threads (1 warps), registers not counted (no nvcc), 0 bytes of shared memory a "
+               "block: 32 blocks an SM, 32 of 64 warps (50% occupancy), limited by the blocks an SM holds"),
+])
+def test_each_kernel_s_occupancy_and_its_limit_are_reported_once_a_call(tmp_path, registers, block, shared, line):
+    """The kernel report's lines (issue: what Nsight Compute would say): the calculator's blocks an SM on the H100,
+    the warps they keep busy of the 64 an SM holds, and the resource that binds first."""
+    import ctypes
+    from grader.cuda import resources
+    source = tmp_path / "launched.cu"
+    source.write_text('extern "C" void cuda_cpu_begin_call();\nextern "C" const char* cuda_cpu_occupancy();\n'
+                      + LAUNCHED)
+    rows = [("k", registers, 0)] if registers else []
+    lib = ctypes.CDLL(str(cuda_build.build(source, resources=(resources.FILE, resources.table_source(rows)))))
+    lib.launch_and_report.restype = ctypes.c_char_p
+    assert lib.launch_and_report(block, shared).decode() == line + "\n"
+
+
 def test_the_potential_block_size_and_the_attributes_follow_nvcc_s_counts(tmp_path):
     """64 registers a thread on an H100: 1024 threads fill the register file (a second block would not fit), so
     1024 is the largest block with the most threads busy, and a grid of one block per SM fills the GPU."""

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstddef>
 #include <cstring>
+#include <functional>
 
 #include "driver_types.h"
 
@@ -52,6 +53,8 @@ cudaError_t func_get_attributes(const char* kernel, cudaFuncAttributes* attr);
 cudaError_t occupancy_max_active_blocks(const char* kernel, int* blocks, int block_size, size_t dynamic_shared);
 cudaError_t occupancy_max_potential_block_size(const char* kernel, int* min_grid, int* block_size,
                                                size_t dynamic_shared, int limit);
+cudaError_t occupancy_max_potential_block_size(const char* kernel, int* min_grid, int* block_size,
+                                               const std::function<size_t(int)>& shared_of, int limit);
 template <class F>
 cudaError_t func_set_attribute_named(const char* kernel, F*, cudaFuncAttribute attr, int value) {
     return func_set_attribute(kernel, attr, value);
@@ -97,24 +100,12 @@ cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(int* min_grid, int* bloc
     return cudaOccupancyMaxPotentialBlockSize(min_grid, block_size, f, dynamic_shared, limit);
 }
 // The block size that keeps the most threads of one SM busy when a block of n threads needs shared(n) bytes of
-// dynamic shared memory, as CUDA's header computes it: every multiple of a warp up to the limit, largest first.
+// dynamic shared memory (occupancy.cpp's search, as CUDA's header does it)
 template <class F, class SharedOfSize>
 cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(int* min_grid, int* block_size, F*,
                                                                     SharedOfSize shared, int limit = 0, unsigned = 0) {
-    if (min_grid == nullptr || block_size == nullptr) return cudaErrorInvalidValue;
-    int most = 0, sms = 0;
-    cudaDeviceGetAttribute(&most, cudaDevAttrMaxThreadsPerBlock, 0);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-    if (limit > 0 && limit < most) most = limit;
-    int best_threads = 0, best_size = 0, best_blocks = 0;
-    for (int n = (most / 32) * 32; n > 0; n -= 32) {
-        int blocks = 0;
-        if (cudaError_t err = cuda_cpu::occupancy_max_active_blocks(nullptr, &blocks, n, shared(n))) return err;
-        if (blocks * n > best_threads) best_threads = blocks * n, best_size = n, best_blocks = blocks;
-    }
-    *block_size = best_size;
-    *min_grid = best_blocks * sms;
-    return cudaSuccess;
+    return cuda_cpu::occupancy_max_potential_block_size(
+        nullptr, min_grid, block_size, [&](int n) { return static_cast<size_t>(shared(n)); }, limit);
 }
 template <class F, class SharedOfSize>
 cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int* min_grid, int* block_size, F* f, SharedOfSize shared,
