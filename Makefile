@@ -70,8 +70,10 @@ grade: $(STAMP)
 # The self-tests start a few hundred Python processes: their bytecode is cached under build/ (with
 # PYTHONDONTWRITEBYTECODE set, as on the CI machine, each would compile the grader anew: ~0.08 s apiece).
 # Their `make grade`s run cold (GRADER_WARM=off): a warm server (grader/warm) would outlive the tests; the tests
-# of the warm server start and stop their own.
-TEST_ENV := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/build/pycache GRADER_WARM=off
+# of the warm server start and stop their own. The kernel report's memory traffic (a profiled build per kernel,
+# grader/cuda/profile.py) is off but where a test asks for it (GRADER_PROFILE).
+TEST_ENV := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/build/pycache GRADER_WARM=off \
+	GRADER_PROFILE=off
 
 test: $(STAMP) system-deps
 	$(TEST_ENV) $(PY) -m pytest tests/self -n 2 --dist loadfile -p no:cacheprovider $(ARGS)

@@ -95,6 +95,11 @@ void note_occupancy(const LaunchConfig& cfg);
 // the registers a warp of a kernel with this many a thread is given (256 at a time)
 int registers_per_warp(int registers);
 
+// profile.cpp: while the grader profiles, what each launch's blocks ask of memory (a no-op otherwise)
+void profile_launch(const LaunchConfig& cfg);
+void profile_block_begin();
+void profile_block_end();
+
 // faults.cpp: give this OS thread an alternate signal stack, so a stack overflow can still be reported.
 void prepare_thread_for_faults();
 

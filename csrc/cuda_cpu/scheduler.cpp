@@ -206,6 +206,7 @@ void unwind_stopped(Block& b) {
 
 void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>& body, int order) {
     Block& b = *block;
+    profile_block_begin();
     unsigned n = cfg.block.x * cfg.block.y * cfg.block.z;
     b.at_barrier = b.at_warp = b.done = 0;
     b.divergent = false;
@@ -247,6 +248,7 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>&
     }
     if (!call.launch_failed.load()) check_shared_red_zones(b, bidx);
     unwind_stopped(b);
+    profile_block_end();
 }
 
 }  // namespace
@@ -255,6 +257,7 @@ void run_grid(const LaunchConfig& cfg, const std::function<void()>& body) {
     if (!launch_allowed(cfg)) return;  // what the GPU it stands for refuses (launch_checks.cpp)
     if (char why[400]; shared_declared_outside_functions(why, sizeof why)) return fail_launch(why);
     note_occupancy(cfg);
+    profile_launch(cfg);
     if (cfg.shared_bytes > kSharedArenaBytes) {
         call.set_error(cudaErrorInvalidValue, "the launch asks for more dynamic shared memory than a block has (228 KiB)");
         return;

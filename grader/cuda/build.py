@@ -16,6 +16,7 @@ from pathlib import Path
 
 from grader.common.layout import CACHE_ROOT, ROOT
 from grader.cuda import not_emulated
+from grader.cuda.cuda_flags import CUDA_ARCH, CUDA_CHECKS, CUDA_FLAGS, PROFILED_FLAGS  # noqa: F401 (build.X too)
 from grader.cuda.rewrite import rewrite
 
 RUNTIME = ROOT / "csrc" / "cuda_cpu"
@@ -36,18 +37,9 @@ LINK_LOCAL = "-Wl,-Bsymbolic-functions" if sys.platform.startswith("linux") else
 RUNTIME_UNIT = "cuda_cpu_runtime.cpp"
 RUNTIME_SOURCES = ("scheduler.cpp", "rounds.cpp", "context_switch.cpp", "collectives.cpp", "barrier_reports.cpp", "shared_memory.cpp", "cuda_api.cpp",
                    "errors.cpp", "device_properties.cpp", "streams.cpp", "host_memory.cpp",
-                   "memory.cpp", "faults.cpp", "launch_checks.cpp", "occupancy.cpp", "textures.cpp")
+                   "memory.cpp", "faults.cpp", "launch_checks.cpp", "occupancy.cpp", "textures.cpp",
+                   "profile.cpp")
 MAX_ERROR_LINES = 30
-# A .cu file is compiled once, for host and device at the same time: its kernels run as device code of an sm_90
-# GPU (the properties device_properties.cpp reports), so code that picks device features by __CUDA_ARCH__ takes
-# the path a current GPU takes (host code of the same file sees it too; .cpp files do not).
-CUDA_ARCH = 900
-# Every access through a typed pointer in a CUDA file is checked against its type's alignment, as a GPU checks it
-# (a float4 at an address not a multiple of 16 stops the kernel with cudaErrorMisalignedAddress): GCC's alignment
-# check, recoverable, calls the runtime's handler (csrc/cuda_cpu/faults.cpp), so no sanitizer library is linked.
-CUDA_CHECKS = "-fsanitize=alignment -fsanitize-recover=alignment"
-# a .cu compile's flags, and its precompiled header's: they must agree
-CUDA_FLAGS = f"-D__CUDA_ARCH__={CUDA_ARCH} {CUDA_CHECKS}"
 
 class BuildError(Exception):
     """The student's file did not compile; str() is the compiler's message, trimmed to the student's lines."""
@@ -104,7 +96,7 @@ def runtime_text():
     return "".join(f.read_text() for f in headers + [RUNTIME / f for f in RUNTIME_SOURCES])
 
 
-def _ninja_file(cxx, cflags, builds, header="cuda_cpu.h"):
+def _ninja_file(cxx, cflags, builds, header="cuda_cpu.h", cuda_flags=CUDA_FLAGS):
     return f"""# written by grader/cuda/build.py
 cxx = {cxx}
 cflags = {cflags}
@@ -112,7 +104,7 @@ rule cc
   command = $cxx $cflags -c $in -o $out
   description = compiling $in
 rule cu
-  command = $cxx $cflags -x c++ -include {header} {CUDA_FLAGS} -c $in -o $out
+  command = $cxx $cflags -x c++ -include {header} {cuda_flags} -c $in -o $out
   description = compiling $in (CUDA, rewritten)
 rule link
   command = $cxx -shared {LINK_LOCAL} $in -o $out {' '.join(LIBS)}
@@ -203,7 +195,7 @@ def _is_cuda(name):
     return Path(name).suffix in (".cu", ".cuh")
 
 
-def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++"):
+def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++", cuda_flags=CUDA_FLAGS):
     """Build `target` (a shared library `lib*.so`, else an executable) from files {name: text} in a folder keyed
     by everything that matters; CUDA files (.cu, .cuh) go through the rewrite, so a rewritten header is found
     before the original by a quoted #include. compiled: the names among files to compile and link."""
@@ -212,7 +204,7 @@ def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++"):
     runtime = runtime_objects(cxx)
     flags = CXXFLAGS + [f"-D{d}" for d in defines]
     out_dir = CACHE / _key(*(f"{n}\0{t}" for n, t in sorted(texts.items())), " ".join(compiled), target,
-                           str(runtime[0].parent), " ".join(map(str, include_dirs)), " ".join(flags + LIBS), CUDA_FLAGS,
+                           str(runtime[0].parent), " ".join(map(str, include_dirs)), " ".join(flags + LIBS), cuda_flags,
                            _compiler_id(cxx))
     out = out_dir / target
     if out.exists():
@@ -227,7 +219,7 @@ def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++"):
         rule = "link" if target.endswith(".so") else "program"
         builds += f"build {target}.tmp: {rule} {' '.join(objects)} {' '.join(str(o) for o in runtime)}\n"
         (out_dir / "build.ninja").write_text(_ninja_file(cxx, f"{' '.join(flags)} {_include_flags(include_dirs)}",
-                                                          builds, _included_header(runtime)))
+                                                          builds, _included_header(runtime), cuda_flags))
         proc = subprocess.run([_ninja(), "-C", str(out_dir)], capture_output=True, text=True)
         if proc.returncode != 0:
             output = proc.stdout + proc.stderr
@@ -239,16 +231,18 @@ def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++"):
     return out
 
 
-def build(source_path, *, defines=(), cxx="g++", resources=None, plain_cpp=False):
+def build(source_path, *, defines=(), cxx="g++", resources=None, plain_cpp=False, profiled=False):
     """Build source_path (a .cu file) for the CPU runtime; return the shared library's path, or raise BuildError.
     resources: (FILE, C++ text) of each kernel's registers and static shared memory (grader/cuda/resources.py),
     linked in for the runtime's launch checks. plain_cpp: compile it as C++, not CUDA (bench's yardstick
-    attention_loops.cpp: plain loops, without the GPU's alignment check)."""
+    attention_loops.cpp: plain loops, without the GPU's alignment check). profiled: the profiled build
+    (PROFILED_FLAGS), for grader/cuda/profile.py."""
     source_path = Path(source_path)
     # the student's file is compiled as CUDA whatever its name
     name = source_path.name if _is_cuda(source_path.name) or plain_cpp else source_path.name + ".cu"
     files = {name: source_path.read_text(errors="replace"), **dict([resources] if resources else [])}
-    return _build(files, list(files), "libkernel.so", defines=defines, cxx=cxx)
+    return _build(files, list(files), "libkernel.so", defines=defines, cxx=cxx,
+                  cuda_flags=PROFILED_FLAGS if profiled else CUDA_FLAGS)
 
 
 def build_program(folder, sources, *, files=None, include_dirs=(), defines=(), cxx="g++"):

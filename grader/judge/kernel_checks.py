@@ -125,5 +125,19 @@ def check_kernel(kernel, Q, K, V, *, what, order="forward", timing=False):
                          hints=lambda: hints.kernel(got, expected, Q, K, V, order,
                                                     forward=_forward_result(runner, Q, K, V, limit, words, order)))
     if timing:
+        _note_memory_traffic(kernel)
         run_on_the_gpu_too(kernel, Q, K, V, expected, bound, limit.seconds)
     return got
+
+
+def _note_memory_traffic(kernel):
+    """The kernel report's memory traffic (grader/cuda/profile.py), for a kernel that has just proved correct: a
+    courtesy, never a reason to fail the test."""
+    from grader.cuda import profile
+    from grader.common.layout import REFERENCE_KERNEL
+    if not profile.wanted():
+        return
+    try:
+        records.add_note("cuda_kernel", profile.report(kernel.source, REFERENCE_KERNEL))
+    except Exception as exc:  # a profiled build or run that fails says so in one line
+        records.add_note("cuda_kernel", f"(memory traffic not counted: {str(exc).strip().splitlines()[0][:300]})")

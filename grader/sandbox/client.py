@@ -61,6 +61,7 @@ class Submission:
         self._read_source, self._forbidden, self._reaches = read_source, {}, {}  # what the judge read in the file
         self.warnings = ""  # kernel workers: the runtime's warnings from the last call
         self.occupancy = ""  # CPU runs: each kernel's occupancy on the GPU the runtime stands for, a line each
+        self.profile = ""  # a profiled build's run: csrc/cuda_cpu/profile.cpp's counts, a line per instruction
         self.cpu_limit = None  # CPU seconds of the next worker started (None: isolation.CPU_LIMIT)
         self.cpu_used = 0.0  # CPU seconds the running worker has used, as of its last answer
 
@@ -164,6 +165,7 @@ class Submission:
         warnings, occupancy = header.get("warnings"), header.get("occupancy")
         self.warnings = warnings if isinstance(warnings, str) else ""
         self.occupancy = occupancy if isinstance(occupancy, str) else ""
+        self.profile = header.get("profile") if isinstance(header.get("profile"), str) else ""
         seconds = header.get("seconds")
         self.kernel_seconds = float(seconds) if isinstance(seconds, (int, float)) else 0.0
         add_time("student", self.kernel_seconds)  # the student's own compute, as the worker timed it

@@ -34,3 +34,14 @@ def fence_in(options):
         os.setuid(uid)
         if os.getuid() != uid or os.geteuid() != uid:
             raise SystemExit(f"worker: still uid {os.geteuid()} after dropping to {uid}")
+
+
+def reset_peak_memory():
+    """Before each call: the peak resident memory (VmHWM) starts again from what the worker holds now (Linux 4.0+),
+    so a call stopped for time is told of the memory it held (grader/sandbox/memory_held.py). Elsewhere the peak is
+    the worker's whole life's, still fair words."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass

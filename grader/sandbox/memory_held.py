@@ -6,7 +6,7 @@ memory limit, and the student would otherwise read only "timed out". A worker ki
 killer (a machine with less memory free than the worker's limit) would otherwise read only "killed".
 
 Both are read from /proc: the most memory the worker's processes held during the call (their peak resident memory,
-VmHWM, which worker.py resets before each call, as it may have let go of it just before the time limit: a hoard
+VmHWM, which the worker resets before each call (fence.reset_peak_memory), as it may have let go of it just before the time limit: a hoard
 stopped by its memory limit frees everything as its MemoryError unwinds), and the kernel's count of out-of-memory
 kills (/proc/vmstat) at the worker's start and at its death.
 """

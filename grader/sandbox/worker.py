@@ -100,16 +100,6 @@ def describe_result(result):
     return {"status": "ok", "kind": "other", "type": type(result).__name__, "repr": _safe_repr(result)}, []
 
 
-def _reset_peak_memory():
-    """The peak resident memory (VmHWM) starts again from what the worker holds now (Linux 4.0+): the grader reads
-    it when a call times out (memory_held.py). Elsewhere the peak is the worker's whole life's, still fair words."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-    except OSError:
-        pass
-
-
 def call(module, filename, request, arrays):
     name = request.get("func")
     func = getattr(module, name, None)
@@ -120,7 +110,7 @@ def call(module, filename, request, arrays):
         return {"status": "missing", "func": name, "set_aside": [r for r in SET_ASIDE if not r["defines"]],
                 "cells": any(unit.cell for unit in LAYOUT)}, []
     args = [arrays[a["array"]] if "array" in a else a["value"] for a in request.get("args", [])]
-    _reset_peak_memory()  # a call stopped for time is told the memory it held, even if it let go just before
+    fence.reset_peak_memory()  # a call stopped for time is told the memory it held, even if it let go just before
     started = time.perf_counter()
     try:
         result = func(*args)
@@ -164,6 +154,7 @@ def load_kernel(path, fault_fd, gpu=False):
         lib.cuda_cpu_warnings.restype = ctypes.c_char_p
         lib.cuda_cpu_launch_refused.restype = ctypes.c_char_p
         lib.cuda_cpu_occupancy.restype = ctypes.c_char_p
+        lib.cuda_cpu_profile_report.restype = ctypes.c_char_p
         lib.cuda_cpu_guarded_alloc.restype = ctypes.c_void_p
         lib.cuda_cpu_guarded_alloc.argtypes = [ctypes.c_size_t, ctypes.c_char_p]
         lib.cuda_cpu_guarded_free.argtypes = [ctypes.c_void_p]
@@ -216,9 +207,13 @@ def run_kernel(lib, request, arrays):
     buffers = [_device_array(lib, name, Q.shape, source=a) for name, a in zip("QKV", (Q, K, V))]
     buffers.append(_device_array(lib, "O", Q.shape, fill=UNTOUCHED))
     lib.cuda_cpu_begin_call()
+    profiled = bool(request.get("options", {}).get("profile"))  # a profiled build (grader/cuda/profile.py)
+    if profiled:
+        lib.cuda_cpu_profile_begin()
     started = time.perf_counter()
     lib.causal_attention_forward(*(a for a, _ in buffers), BH, T, d_k)
     seconds = time.perf_counter() - started
+    profile = (lib.cuda_cpu_profile_report() or b"").decode(errors="replace") if profiled else ""
     error = (lib.cuda_cpu_launch_error() or b"").decode(errors="replace")
     warnings = (lib.cuda_cpu_warnings() or b"").decode(errors="replace")
     refused = (lib.cuda_cpu_launch_refused() or b"").decode(errors="replace")
@@ -229,7 +224,7 @@ def run_kernel(lib, request, arrays):
     untouched = bool(np.all(O.view(np.uint32) == UNTOUCHED))
     return {"status": "ok", "kind": "array", "launch_error": _short(error), "launch_refused": _short(refused),
             "untouched": untouched, "warnings": _short(warnings), "occupancy": _short(occupancy),
-            "seconds": seconds}, [O]
+            "profile": profile[:1 << 20], "seconds": seconds}, [O]
 
 
 def receive_source(arena):

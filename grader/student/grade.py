@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from grader.cuda import gpus
+from grader.cuda import gpus, profile
 from grader.sandbox import isolation
 from grader.suite import collect
 from grader.report import results
@@ -23,6 +23,7 @@ from grader.suite.plugin import DEFAULT_TIMEOUT
 def add_arguments(parser):
     isolation.add_argument(parser)
     gpus.add_argument(parser)
+    profile.add_argument(parser)
     parser.add_argument("--submission", default=str(ROOT / "exercises"),
                         help="folder holding the student's attention.py (default: exercises/)")
     parser.add_argument("--suite", choices=sorted(SUITES), default="public",
@@ -65,6 +66,7 @@ def main(args):
     started = time.perf_counter()
     try:
         gpus.apply_argument(args)
+        profile.apply_argument(args)
     except gpus.UnknownGpu as exc:
         print(f"grader: {exc}", file=sys.stderr)
         return 2

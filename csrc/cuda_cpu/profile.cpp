@@ -1,0 +1,197 @@
+// profile.cpp: what a GPU's memory system sees of a kernel, counted from the addresses its accesses touch, in a
+// second build of the student's file made for it (grader/cuda/profile.py: GCC's kernel-address instrumentation,
+// every load and store a call to __asan_loadN_noabort / __asan_storeN_noabort, defined here). No model: the counts
+// are functions of the addresses, grouped as the hardware groups them. The n-th execution of one instruction by
+// the lanes of one warp is one request; a global request costs one 32-byte sector per distinct sector its lanes
+// touch (4 for 32 consecutive floats, 32 for 32 floats 128 bytes or more apart); a shared request costs one
+// wavefront per distinct 4-byte word in its most contended bank of 32 (a word read by many lanes is a broadcast,
+// one wavefront). Accesses to anything else (a thread's own arrays and spills: local memory, the runtime's own
+// structures) are not counted. Only while the grader asks (cuda_cpu_profile_begin), and only in kernels.
+#include "internal.h"
+#include "scheduler.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace cuda_cpu {
+namespace profiler {  // named: the runtime's files are one translation unit (grader/cuda/build.py)
+
+std::atomic<bool> profiling{false};
+
+struct Request {
+    unsigned lanes = 0;
+    std::vector<uint64_t> words;  // the 4-byte words the lanes touch (a sector is 8 of them)
+    size_t bytes = 0;             // requested by the lanes
+};
+
+// per instruction address, over a kernel: what its requests cost
+struct Site {
+    bool shared = false, store = false;
+    // cost: sectors (global) or wavefronts (shared); ideal: what the same words would cost at best (as few
+    // sectors as hold them; one wavefront)
+    uint64_t requests = 0, cost = 0, ideal = 0, lanes = 0, bytes = 0;
+};
+
+struct KernelTotals {
+    std::map<uintptr_t, Site> sites;
+};
+
+std::mutex totals_mutex;
+std::map<std::string, KernelTotals> totals;  // by kernel name, in this call
+const char* current_kernel = nullptr;        // set at each launch (host side)
+uintptr_t library_base = 0;
+
+// A core's view of the block it runs: each thread's count of executions per instruction, and the requests of each
+// warp keyed by (warp, instruction, execution), gathered until the block ends.
+struct Key {
+    unsigned warp;
+    uintptr_t pc;
+    uint32_t n;
+    bool operator==(const Key& o) const { return warp == o.warp && pc == o.pc && n == o.n; }
+};
+struct KeyHash {
+    size_t operator()(const Key& k) const { return std::hash<uintptr_t>()(k.pc * 1315423911u ^ k.n * 2654435761u ^ k.warp); }
+};
+struct BlockView {
+    std::unordered_map<const Coordinates*, std::unordered_map<uintptr_t, uint32_t>> executions;
+    std::unordered_map<Key, Request, KeyHash> requests;
+    std::unordered_map<uintptr_t, bool> site_shared, site_store;
+};
+thread_local BlockView* view = nullptr;
+
+// where an address lies: 1 global (a guarded buffer), 2 shared (a block's array), 0 neither
+int space(const void* p) {
+    if (in_block_shared(p)) return 2;
+    Space s = space_of(p);
+    return s == Space::pageable ? 0 : 1;
+}
+
+void record(const void* address, size_t bytes, bool store, uintptr_t pc) {
+    const Coordinates* c = here;
+    if (c == nullptr || view == nullptr) return;
+    int where = space(address);
+    if (where == 0) return;
+    unsigned linear = c->tid.x + c->bdim.x * (c->tid.y + c->bdim.y * c->tid.z);
+    uint32_t n = view->executions[c][pc]++;
+    Request& r = view->requests[{linear / 32, pc, n}];
+    r.lanes |= 1u << (linear % 32);
+    r.bytes += bytes;
+    uintptr_t a = reinterpret_cast<uintptr_t>(address);
+    for (uintptr_t w = a / 4; w <= (a + bytes - 1) / 4; ++w) r.words.push_back(w);
+    view->site_shared[pc] = where == 2;
+    view->site_store[pc] = store;
+}
+
+// the distinct words of a request, sorted
+void distinct(std::vector<uint64_t>& words) {
+    std::sort(words.begin(), words.end());
+    words.erase(std::unique(words.begin(), words.end()), words.end());
+}
+
+// wavefronts of a shared request: the most distinct words any one bank holds (32 banks of 4 bytes)
+uint64_t wavefronts(const std::vector<uint64_t>& words) {
+    unsigned per_bank[32] = {};
+    unsigned most = 0;
+    for (uint64_t w : words) most = std::max(most, ++per_bank[w % 32]);
+    return most;
+}
+
+// sectors of a global request: the distinct 32-byte sectors its words lie in
+uint64_t sectors(const std::vector<uint64_t>& words) {
+    uint64_t count = 0, last = ~0ull;
+    for (uint64_t w : words)
+        if (w / 8 != last) ++count, last = w / 8;
+    return count;
+}
+
+}  // namespace profiler
+
+using namespace profiler;
+
+void profile_launch(const LaunchConfig& cfg) {
+    if (profiling.load()) current_kernel = cfg.kernel ? cfg.kernel : "a kernel";
+}
+
+void profile_block_begin() {
+    if (profiling.load() && view == nullptr) view = new BlockView();
+}
+
+void profile_block_end() {
+    if (view == nullptr) return;
+    std::lock_guard<std::mutex> lock(totals_mutex);
+    KernelTotals& k = totals[current_kernel ? current_kernel : "a kernel"];
+    for (auto& [key, r] : view->requests) {
+        Site& s = k.sites[key.pc];
+        s.shared = view->site_shared[key.pc];
+        s.store = view->site_store[key.pc];
+        ++s.requests;
+        distinct(r.words);
+        s.cost += s.shared ? wavefronts(r.words) : sectors(r.words);
+        s.ideal += s.shared ? 1 : (r.words.size() + 7) / 8;
+        s.lanes += __builtin_popcount(r.lanes);
+        s.bytes += r.bytes;
+    }
+    delete view;
+    view = nullptr;
+}
+
+}  // namespace cuda_cpu
+
+// The instrumentation's calls (GCC's kernel-address sanitizer, recovering, every check outlined)
+#define CUDA_CPU_ACCESS(bytes)                                                                                   \
+    extern "C" void __asan_load##bytes##_noabort(void* p) {                                                    \
+        cuda_cpu::profiler::record(p, bytes, false, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));           \
+    }                                                                                                          \
+    extern "C" void __asan_store##bytes##_noabort(void* p) {                                                   \
+        cuda_cpu::profiler::record(p, bytes, true, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));            \
+    }
+CUDA_CPU_ACCESS(1)
+CUDA_CPU_ACCESS(2)
+CUDA_CPU_ACCESS(4)
+CUDA_CPU_ACCESS(8)
+CUDA_CPU_ACCESS(16)
+#undef CUDA_CPU_ACCESS
+extern "C" void __asan_loadN_noabort(void* p, size_t n) {
+    cuda_cpu::profiler::record(p, n, false, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+}
+extern "C" void __asan_storeN_noabort(void* p, size_t n) {
+    cuda_cpu::profiler::record(p, n, true, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+}
+extern "C" void __asan_handle_no_return() {}
+
+// For the grader: count from now on (a fresh count), and the counts as lines, one per instruction:
+// "KERNEL\tglobal|shared\tload|store\tOFFSET\trequests\tcost\tideal\tlanes\tbytes", OFFSET the instruction's offset in
+// the library (addr2line turns it into the student's line).
+extern "C" void cuda_cpu_profile_begin() {
+    std::lock_guard<std::mutex> lock(cuda_cpu::profiler::totals_mutex);
+    cuda_cpu::profiler::totals.clear();
+    cuda_cpu::profiler::profiling = true;
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&cuda_cpu_profile_begin), &info))
+        cuda_cpu::profiler::library_base = reinterpret_cast<uintptr_t>(info.dli_fbase);
+}
+
+extern "C" const char* cuda_cpu_profile_report() {
+    static std::string out;
+    std::lock_guard<std::mutex> lock(cuda_cpu::profiler::totals_mutex);
+    out.clear();
+    for (const auto& [name, k] : cuda_cpu::profiler::totals)
+        for (const auto& [pc, s] : k.sites) {
+            char line[400];
+            std::snprintf(line, sizeof line, "%s\t%s\t%s\t0x%lx\t%llu\t%llu\t%llu\t%llu\t%llu\n", name.c_str(),
+                          s.shared ? "shared" : "global", s.store ? "store" : "load",
+                          static_cast<unsigned long>(pc - cuda_cpu::profiler::library_base - 1),
+                          static_cast<unsigned long long>(s.requests), static_cast<unsigned long long>(s.cost),
+                          static_cast<unsigned long long>(s.ideal), static_cast<unsigned long long>(s.lanes),
+                          static_cast<unsigned long long>(s.bytes));
+            out += line;
+        }
+    cuda_cpu::profiler::profiling = false;
+    return out.c_str();
+}

@@ -1,0 +1,112 @@
+"""The profiled build's memory counts (csrc/cuda_cpu/profile.cpp, grader/cuda/profile.py) against answers worked
+out by hand: coalescing, strides, vector loads, misalignment, shared-memory bank conflicts, broadcasts, divergence,
+and the reference kernels at the profiled shape."""
+
+import ctypes
+
+import pytest
+
+from grader.common.layout import REFERENCE_KERNEL
+from grader.cuda import build as cuda_build, profile
+
+KNOWN = r"""
+#include <cuda_runtime.h>
+__global__ void coalesced(const float* in, float* out) { int i = threadIdx.x; out[i] = in[i]; }
+__global__ void strided(const float* in, float* out) { int i = threadIdx.x; out[i] = in[i * 64]; }
+__global__ void vector4(const float4* in, float4* out) { int i = threadIdx.x; out[i] = in[i]; }
+__global__ void shifted(const float* in, float* out) { int i = threadIdx.x; out[i] = in[i + 1]; }
+__global__ void banks(float* out) {
+    __shared__ float tile[32][32];
+    __shared__ float padded[32][33];
+    int i = threadIdx.x;
+    for (int j = 0; j < 32; ++j) tile[i][j] = padded[i][j] = j;
+    __syncthreads();
+    float column = tile[i][0];
+    float row = tile[0][i];
+    float padded_column = padded[i][0];
+    float one_word = tile[0][0];
+    out[i] = column + row + padded_column + one_word;
+}
+__global__ void divergent(const float* in, float* out) { int i = threadIdx.x; if (i < 16) out[i] = in[i]; }
+extern "C" void run(const float* in, float* out) {
+    coalesced<<<1, 32>>>(in, out);
+    strided<<<1, 32>>>(in, out);
+    vector4<<<1, 32>>>((const float4*)in, (float4*)out);
+    shifted<<<1, 32>>>(in, out);
+    banks<<<1, 32>>>(out);
+    divergent<<<1, 32>>>(in, out);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def known(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("profiled")
+    source = folder / "known.cu"
+    source.write_text(KNOWN)
+    library = cuda_build.build(source, profiled=True)
+    lib = ctypes.CDLL(str(library))
+    lib.cuda_cpu_guarded_alloc.restype = ctypes.c_void_p
+    lib.cuda_cpu_guarded_alloc.argtypes = [ctypes.c_size_t, ctypes.c_char_p]
+    lib.cuda_cpu_profile_report.restype = ctypes.c_char_p
+    buffers = [lib.cuda_cpu_guarded_alloc(4 * 4096, name) for name in (b"in", b"out")]
+    lib.cuda_cpu_begin_call()
+    lib.cuda_cpu_profile_begin()
+    lib.run(*(ctypes.c_void_p(b) for b in buffers))
+    sites = profile.parse(lib.cuda_cpu_profile_report().decode(), library)
+    lines = KNOWN.splitlines()
+    return [(s, lines[int(s.line.rpartition(":")[2]) - 1].strip()) for s in sites]  # each with its line's text
+
+
+def site(known, kernel, kind, text):
+    return next(s for s, line in known if s.kernel == kernel and s.kind == kind and text in line)
+
+
+@pytest.mark.parametrize("kernel, sectors", [
+    ("coalesced", 4),   # 32 floats side by side: 128 bytes, 4 sectors
+    ("strided", 32),    # 256 bytes apart: a sector each
+    ("vector4", 16),    # 32 float4s: 512 bytes
+    ("shifted", 5),     # 128 bytes starting 4 bytes into a sector: 5 sectors
+])
+def test_a_warp_s_global_load_costs_the_sectors_its_addresses_touch(known, kernel, sectors):
+    s = site(known, kernel, "load", "out[i] = in[")
+    assert (s.requests, s.cost, s.lanes) == (1, sectors, 32)
+
+
+@pytest.mark.parametrize("text, wavefronts", [
+    ("float column = tile[i][0];", 32),         # a column of float[32][32]: every lane in bank 0, 32 words
+    ("float row = tile[0][i];", 1),             # a row: 32 banks, one word each
+    ("float padded_column = padded[i][0];", 1),  # [32][33]: the column spreads over all 32 banks
+    ("float one_word = tile[0][0];", 1),        # one word for every lane: a broadcast
+])
+def test_a_warp_s_shared_load_costs_one_wavefront_per_word_in_its_busiest_bank(known, text, wavefronts):
+    s = site(known, "banks", "load", text)
+    assert (s.requests, s.cost, s.ideal) == (1, wavefronts, 1)
+
+
+def test_the_stores_of_a_column_loop_conflict_32_ways_and_the_padded_ones_not_at_all(known):
+    stores = sorted(s.cost for s, _ in known if s.kernel == "banks" and s.kind == "store" and s.space == "shared")
+    assert stores == [32, 1024]  # 32 requests each: padded[i][j] 1 wavefront, tile[i][j] 32
+
+
+def test_a_divergent_branch_s_request_has_the_lanes_that_took_it(known):
+    s = site(known, "divergent", "load", "out[i] = in[i]")
+    assert (s.requests, s.lanes, s.cost) == (1, 16, 2)  # 16 floats: 64 bytes, 2 sectors
+
+
+def test_the_reference_kernels_counts_match_the_hand_count():
+    """At 1 x 128 x 64 the tiled kernel runs 2 blocks of 64 threads (4 warps). Each warp loads its 32 rows of Q and
+    stores O a float at a time (64 requests each, lanes 256 bytes apart: 32 sectors), and loads K and V tiles in
+    coalesced rows (64 requests per tile each, 4 sectors): block 0 needs one tile, block 1 two, so 6 warp-tiles.
+    Requests: 4 x 64 x 2 + 6 x 128 = 1280; sectors: 512 x 32 + 768 x 4 = 19456. The tiles it reads back from shared
+    memory are read by every lane at once (one word: a broadcast), one wavefront each. The lesson's softmax gives a
+    thread a row, so its lanes read 128 floats (512 bytes) apart: 32 sectors a request."""
+    tiled = profile.totals(profile.run(REFERENCE_KERNEL, defines=["MICROGPT_VERSION=2"]))["flash_kernel"]
+    assert (tiled["global requests"], tiled["sectors"]) == (1280, 19456)
+    assert tiled["wavefronts"] == tiled["shared requests"] > 0
+    lesson = profile.totals(profile.run(REFERENCE_KERNEL, defines=["MICROGPT_VERSION=1"]))
+    assert lesson["softmax_kernel"]["sectors"] == 32 * lesson["softmax_kernel"]["global requests"]
+    report = profile.report(REFERENCE_KERNEL, REFERENCE_KERNEL)
+    q_line = next(n for n, line in enumerate(REFERENCE_KERNEL.read_text().splitlines(), 1) if "q[d] = i < T ? Q[" in line)
+    assert f"line {q_line} loads global memory at 32.0 sectors a request where 4.0 would do" in report, report
+    assert "the lesson's four kernels: softmax_kernel: " in report and "32.0 sectors each" in report
