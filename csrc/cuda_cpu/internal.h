@@ -52,6 +52,9 @@ enum class Space { device, managed, pinned_host, pageable };
 void* guarded_alloc(size_t bytes, const char* name, bool zeroed, Space space = Space::device);
 Space space_of(const void* p);
 bool is_pageable_host_memory(const void* p);  // not null and outside every buffer's range, guards included
+bool buffer_of(const void* p, const char** start, size_t* bytes);  // the live buffer p lies in, if any
+// shared_memory.cpp: the __shared__ array (as laid out now) p lies in, if any
+bool shared_array_of(const void* p, const char** start, size_t* bytes);
 bool guarded_free(void* p);  // the addresses stay reserved (and fault) until release_quarantine()
 void release_quarantine();    // at the start of each call
 void check_guarded_memory();  // after every launch: a changed slack byte is an out-of-bounds write

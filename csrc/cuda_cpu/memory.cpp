@@ -189,6 +189,17 @@ Space space_of(const void* p) {
     return Space::pageable;
 }
 
+bool buffer_of(const void* p, const char** start, size_t* bytes) {
+    const char* a = static_cast<const char*>(p);
+    std::lock_guard<std::mutex> lock(buffers_mutex);
+    for (const Buffer& b : buffers)
+        if (b.live && a >= b.start && a < b.start + std::max<size_t>(b.bytes, 1)) {
+            *start = b.start, *bytes = b.bytes;
+            return true;
+        }
+    return false;
+}
+
 bool is_pageable_host_memory(const void* p) {
     if (p == nullptr || space_of(p) != Space::pageable) return false;
     const char* a = static_cast<const char*>(p);

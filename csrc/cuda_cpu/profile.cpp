@@ -25,6 +25,7 @@ namespace profiler {  // named: the runtime's files are one translation unit (gr
 std::atomic<bool> profiling{false};
 
 struct Request {
+    bool shared = false, store = false;
     unsigned lanes = 0;
     std::vector<uint64_t> words;  // the 4-byte words the lanes touch (a sector is 8 of them)
     size_t bytes = 0;             // requested by the lanes
@@ -59,33 +60,57 @@ struct KeyHash {
     size_t operator()(const Key& k) const { return std::hash<uintptr_t>()(k.pc * 1315423911u ^ k.n * 2654435761u ^ k.warp); }
 };
 struct BlockView {
-    std::unordered_map<const Coordinates*, std::unordered_map<uintptr_t, uint32_t>> executions;
+    std::unordered_map<uint64_t, uint32_t> executions;  // (thread of the block, instruction) -> times run so far
     std::unordered_map<Key, Request, KeyHash> requests;
-    std::unordered_map<uintptr_t, bool> site_shared, site_store;
+    // the buffers and the shared arrays last touched: most accesses fall in one of the last few (Q, K, S, ...)
+    struct Range { uintptr_t start = 0, end = 0; };
+    Range global[4], shared[4];
+    unsigned next_global = 0, next_shared = 0;
+    uintptr_t neither[8] = {};  // pages found in no buffer or array (the threads' coordinates, the runtime's own)
+    unsigned next_neither = 0;
 };
 thread_local BlockView* view = nullptr;
 
-// where an address lies: 1 global (a guarded buffer), 2 shared (a block's array), 0 neither
-int space(const void* p) {
-    if (in_block_shared(p)) return 2;
-    Space s = space_of(p);
-    return s == Space::pageable ? 0 : 1;
+// where an address lies: 1 global (a guarded buffer), 2 shared (a block's array), 0 neither (local memory: the
+// thread's own stack, which most accesses of a kernel's locals are, said first and cheaply)
+int space(BlockView& v, uintptr_t a) {
+    uintptr_t frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+    if (a + 2 * kStackBytes > frame && a < frame + 2 * kStackBytes) return 0;
+    for (const BlockView::Range& r : v.global)
+        if (a >= r.start && a < r.end) return 1;
+    for (const BlockView::Range& r : v.shared)
+        if (a >= r.start && a < r.end) return 2;
+    uintptr_t page = a >> 12 | 1;  // | 1: never the empty slot's 0
+    for (uintptr_t p : v.neither)
+        if (p == page) return 0;
+    const char* start;
+    size_t bytes;
+    if (shared_array_of(reinterpret_cast<const void*>(a), &start, &bytes)) {
+        v.shared[v.next_shared++ % 4] = {reinterpret_cast<uintptr_t>(start), reinterpret_cast<uintptr_t>(start) + bytes};
+        return 2;
+    }
+    if (buffer_of(reinterpret_cast<const void*>(a), &start, &bytes)) {
+        v.global[v.next_global++ % 4] = {reinterpret_cast<uintptr_t>(start), reinterpret_cast<uintptr_t>(start) + bytes};
+        return 1;
+    }
+    v.neither[v.next_neither++ % 8] = page;  // a whole page: buffers and shared arrays start on pages of their own
+    return 0;
 }
 
 void record(const void* address, size_t bytes, bool store, uintptr_t pc) {
     const Coordinates* c = here;
     if (c == nullptr || view == nullptr) return;
-    int where = space(address);
+    uintptr_t a = reinterpret_cast<uintptr_t>(address);
+    int where = space(*view, a);
     if (where == 0) return;
     unsigned linear = c->tid.x + c->bdim.x * (c->tid.y + c->bdim.y * c->tid.z);
-    uint32_t n = view->executions[c][pc]++;
+    uint32_t n = view->executions[static_cast<uint64_t>(pc) | static_cast<uint64_t>(linear) << 48]++;
     Request& r = view->requests[{linear / 32, pc, n}];
+    r.shared = where == 2;
+    r.store = store;
     r.lanes |= 1u << (linear % 32);
     r.bytes += bytes;
-    uintptr_t a = reinterpret_cast<uintptr_t>(address);
     for (uintptr_t w = a / 4; w <= (a + bytes - 1) / 4; ++w) r.words.push_back(w);
-    view->site_shared[pc] = where == 2;
-    view->site_store[pc] = store;
 }
 
 // the distinct words of a request, sorted
@@ -128,8 +153,8 @@ void profile_block_end() {
     KernelTotals& k = totals[current_kernel ? current_kernel : "a kernel"];
     for (auto& [key, r] : view->requests) {
         Site& s = k.sites[key.pc];
-        s.shared = view->site_shared[key.pc];
-        s.store = view->site_store[key.pc];
+        s.shared = r.shared;
+        s.store = r.store;
         ++s.requests;
         distinct(r.words);
         s.cost += s.shared ? wavefronts(r.words) : sectors(r.words);

@@ -264,14 +264,23 @@ void* dynamic_shared_base(const char* name) {
 
 // For the fault handler: an address in a window's guard regions, said with the array laid out there now.
 // Any block's array: on a GPU the question is the address space's, and each core's arrays are its blocks'.
-bool in_block_shared(const void* p) {
+bool shared_array_of(const void* p, const char** start, size_t* bytes) {
     const char* a = static_cast<const char*>(p);
     int made = windows_made.load();
     for (int i = 0; i < made; ++i) {
         const Window& w = registry[i];
-        if (a >= w.start && a < w.start + w.bytes) return true;
+        if (a >= w.start && a < w.start + w.bytes) {
+            *start = w.start, *bytes = w.bytes;
+            return true;
+        }
     }
     return false;
+}
+
+bool in_block_shared(const void* p) {
+    const char* start;
+    size_t bytes;
+    return shared_array_of(p, &start, &bytes);
 }
 
 bool describe_shared_address(const void* addr, bool write, bool know_write, char* out, size_t n) {

@@ -101,6 +101,26 @@ def run(source_path, defines=(), shape=SHAPE, timeout=TIMEOUT):
     return sites
 
 
+def run_seconds(source_path, defines=(), repeat=3):
+    """The median seconds of one profiled run in this process (its counts read), for `make bench`."""
+    import ctypes
+    import statistics
+    import time
+    lib = ctypes.CDLL(str(build.build(source_path, defines=defines, profiled=True)))
+    lib.cuda_cpu_profile_report.restype = ctypes.c_char_p
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(SHAPE, dtype=np.float32) for _ in range(3)] + [np.empty(SHAPE, np.float32)]
+    pointers = [a.ctypes.data_as(ctypes.POINTER(ctypes.c_float)) for a in arrays]
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        lib.cuda_cpu_profile_begin()
+        lib.causal_attention_forward(*pointers, *SHAPE)
+        lib.cuda_cpu_profile_report()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
 def totals(sites):
     """{kernel: {figure: value}}: requests and their costs per kernel, per space."""
     out = {}
