@@ -17,7 +17,7 @@ struct GpuRow {
     const char *key, *name;
     int major, minor, sms, threads_per_sm, blocks_per_sm, regs_per_sm, regs_per_block, regs_per_thread;
     size_t shared_per_sm, shared_optin, shared_reserved;
-    int memory_gib, l2_bytes, clock_khz, memory_clock_khz, bus_bits;
+    int memory_gib, l2_bytes, clock_khz, memory_clock_khz, bus_bits, fp32_per_sm;
 };
 constexpr GpuRow kGpus[] = {
 #define CUDA_CPU_GPU(key, ...) {#key, __VA_ARGS__},

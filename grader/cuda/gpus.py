@@ -36,6 +36,17 @@ class Gpu:
     clock_khz: int
     memory_clock_khz: int
     bus_bits: int
+    fp32_per_sm: int
+
+    @property
+    def fp32_flops(self):
+        """FP32 peak, FLOP/s: every lane of every SM doing a fused multiply-add (2 FLOPs) each clock."""
+        return self.sms * self.fp32_per_sm * 2 * self.clock_khz * 1e3
+
+    @property
+    def memory_bandwidth(self):
+        """DRAM bandwidth, bytes/s: two transfers a memory clock over the bus."""
+        return 2 * self.memory_clock_khz * 1e3 * self.bus_bits / 8
 
     @property
     def arch(self):

@@ -75,6 +75,8 @@ def cpu_note(kernel, seconds, Q, K, V, occupancy=""):
     from grader.cuda import time_limits
     text += (f"; a run at this size may take up to {kernel.time_limit(Q).seconds:g} s here "
              f"({time_limits.LIMIT_TIMES} x the lesson's kernel, grader/cuda/time_limits.py)")
+    from grader.cuda import roofline
+    text += "\n" + roofline.words(Q.shape, gpu)
     if occupancy.strip():
         text += (f"\ntheoretical occupancy on the {gpu.name} (the CUDA occupancy calculator's rules, from each "
                  "kernel's first launch):\n" + "\n".join(f"  {line}" for line in occupancy.strip().splitlines()))

@@ -143,8 +143,16 @@ def _per(a, b):
     return a / b if b else 0.0
 
 
+def traffic_words(sites):
+    """The global bytes every kernel together moved (sectors of 32 bytes), against what the problem must move."""
+    from grader.cuda import roofline
+    moved = 32 * sum(s.cost for s in sites if s.space == "global")
+    return (f"all its kernels moved {moved / 1e6:.2f} MB through L1/L2, "
+            f"{moved / roofline.compulsory_bytes(SHAPE):.1f}x the bytes the problem must (Q, K, V read once, O written)")
+
+
 def kernel_lines(sites):
-    """A line per kernel: its requests and what they cost per request."""
+    """A line per kernel: its requests and what they cost per request; then the traffic of them all."""
     lines = []
     for kernel, t in totals(sites).items():
         parts = []
@@ -156,7 +164,7 @@ def kernel_lines(sites):
                          " wavefronts each (ideal 1.0)")
         parts.append(f"{_per(t['lanes'], t['requests']):.1f} of 32 lanes active a request")
         lines.append(f"{kernel}: " + "; ".join(parts))
-    return lines
+    return lines + [traffic_words(sites)] if sites else lines
 
 
 def advice(site):

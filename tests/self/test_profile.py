@@ -110,3 +110,27 @@ def test_the_reference_kernels_counts_match_the_hand_count():
     q_line = next(n for n, line in enumerate(REFERENCE_KERNEL.read_text().splitlines(), 1) if "q[d] = i < T ? Q[" in line)
     assert f"line {q_line} loads global memory at 32.0 sectors a request where 4.0 would do" in report, report
     assert "the lesson's four kernels: softmax_kernel: " in report and "32.0 sectors each" in report
+
+
+def test_the_lower_bound_is_the_arithmetic_or_the_compulsory_traffic_at_the_gpu_s_peaks():
+    """At 12 x 1024 x 64: 524,800 causal pairs a head, 2 products of d_k multiply-adds each: 1,612,185,600 FLOPs; at
+    an H100's FP32 peak (132 SMs x 128 lanes x 2 x 1.98 GHz = 66.9 TFLOP/s) 24.1 µs, above the 12,582,912 bytes of
+    Q, K, V and O at its 3.35 TB/s (3.75 µs). On a T4 (8.14 TFLOP/s, 320 GB/s) at T = 2 memory binds instead."""
+    from grader.cuda import gpus, roofline
+    h100, t4 = gpus.table()["H100"], gpus.table()["T4"]
+    assert roofline.flops((12, 1024, 64)) == 1_612_185_600
+    assert roofline.compulsory_bytes((12, 1024, 64)) == 12_582_912
+    seconds, binding = roofline.bound((12, 1024, 64), h100)
+    assert round(seconds * 1e6, 1) == 24.1 and binding == "FP32 arithmetic"
+    seconds, binding = roofline.bound((12, 2, 64), t4)
+    assert binding == "DRAM bandwidth" and seconds == pytest.approx(4 * 4 * 12 * 2 * 64 / 320.064e9)
+    assert "at least 24.1 µs at 12x1024x64, bound by FP32 arithmetic" in roofline.words((12, 1024, 64), h100)
+
+
+def test_the_lesson_s_kernels_move_far_more_than_the_tiled_one():
+    """The four kernels write the (T, T) scores and read them back three times; the tiled kernel keeps them on
+    chip: the difference a GPU's DRAM counters show, here in L1/L2 bytes against the problem's compulsory ones."""
+    tiled = profile.traffic_words(profile.run(REFERENCE_KERNEL, defines=["MICROGPT_VERSION=2"]))
+    lesson = profile.traffic_words(profile.run(REFERENCE_KERNEL, defines=["MICROGPT_VERSION=1"]))
+    ratio = lambda words: float(words.split(", ")[1].split("x")[0])  # noqa: E731
+    assert ratio(tiled) < 10 < 100 < ratio(lesson), (tiled, lesson)
