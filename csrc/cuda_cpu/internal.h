@@ -101,6 +101,7 @@ int registers_per_warp(int registers);
 // profile.cpp: while the grader profiles, what each launch's blocks ask of memory (a no-op otherwise)
 void profile_launch(const LaunchConfig& cfg);
 void profile_block_begin();
+void profile_barrier();  // a block barrier released
 void profile_block_end();
 
 // faults.cpp: give this OS thread an alternate signal stack, so a stack overflow can still be reported.

@@ -169,6 +169,7 @@ bool next_round_in_pass(Block& b) {
 }
 
 void release_barrier(Block& b) {
+    profile_barrier();  // counted while the grader profiles (profile.cpp); nothing otherwise
     b.released_true = std::exchange(b.predicates_true, 0);
     b.released_seen = std::exchange(b.predicates_seen, 0);
     b.at_barrier = 0;

@@ -66,39 +66,67 @@ class Site:
         return self.cost - self.ideal
 
 
+@dataclass
+class KernelRun:
+    """One kernel over the profiled run: its blocks, the block barriers they passed, the global sectors touched."""
+
+    kernel: str
+    blocks: int
+    barriers: int
+    sectors_touched: int
+
+
+@dataclass
+class Profile:
+    sites: list
+    kernels: dict  # {name: KernelRun}
+
+    def to_json(self):
+        return json.dumps({"sites": [s.__dict__ for s in self.sites],
+                           "kernels": [k.__dict__ for k in self.kernels.values()]})
+
+    @classmethod
+    def from_json(cls, text):
+        data = json.loads(text)
+        return cls([Site(**s) for s in data["sites"]], {k["kernel"]: KernelRun(**k) for k in data["kernels"]})
+
+
 def parse(report, library):
-    """The runtime's lines ("KERNEL\\tspace\\tkind\\tOFFSET\\trequests\\tcost\\tideal\\tlanes\\tbytes") as Sites."""
-    sites = []
+    """The runtime's lines as a Profile: per kernel "KERNEL\\tkernel\\tblocks\\tbarriers\\tsectors", per instruction
+    "KERNEL\\tspace\\tkind\\tOFFSET\\trequests\\tcost\\tideal\\tlanes\\tbytes"."""
+    sites, kernels = [], {}
     for row in report.splitlines():
         fields = row.split("\t")
+        if len(fields) == 5 and fields[1] == "kernel":
+            kernels[fields[0]] = KernelRun(fields[0], *(int(n) for n in fields[2:]))
         if len(fields) != 9:
             continue
         kernel, space, kind, offset, *numbers = fields
         requests, cost, ideal, lanes, nbytes = (int(n) for n in numbers)
         sites.append(Site(kernel, space, kind, replies.source_line(library, offset), requests, cost, ideal, lanes,
                           nbytes))
-    return sites
+    return Profile(sites, kernels)
 
 
 def run(source_path, defines=(), shape=SHAPE, timeout=TIMEOUT):
-    """Profile source_path's causal_attention_forward at `shape` on seeded inputs: its Sites (cached by content)."""
+    """Profile source_path's causal_attention_forward at `shape` on seeded inputs: its Profile (cached by content)."""
     from grader.sandbox.client import Submission
     source_path = Path(source_path)
     key = hashlib.sha256((source_path.read_text(errors="replace") + build.runtime_text() + repr((defines, shape)))
                          .encode()).hexdigest()[:16]
     cached = CACHE / f"{key}.json"
     if cached.is_file():
-        return [Site(**s) for s in json.loads(cached.read_text())]
+        return Profile.from_json(cached.read_text())
     library = build.build(source_path, defines=defines, profiled=True)
     rng = np.random.default_rng(0)
     Q, K, V = (rng.standard_normal(shape, dtype=np.float32) for _ in range(3))
     with Submission(source_path.parent, kernel_library=library, timeout=timeout) as sub:
         sub.call("causal_attention_forward", Q, K, V, profile=True)
-        sites = parse(sub.profile, library)
+        found = parse(sub.profile, library)
     CACHE.mkdir(parents=True, exist_ok=True)
-    cached.with_suffix(".tmp").write_text(json.dumps([s.__dict__ for s in sites]))
+    cached.with_suffix(".tmp").write_text(found.to_json())
     os.replace(cached.with_suffix(".tmp"), cached)
-    return sites
+    return found
 
 
 def run_seconds(source_path, defines=(), repeat=3):
@@ -121,10 +149,10 @@ def run_seconds(source_path, defines=(), repeat=3):
     return statistics.median(times)
 
 
-def totals(sites):
-    """{kernel: {figure: value}}: requests and their costs per kernel, per space."""
+def totals(found):
+    """{kernel: {figure: value}}: requests and their costs per kernel, per space; blocks and barriers."""
     out = {}
-    for s in sites:
+    for s in found.sites:
         k = out.setdefault(s.kernel, {"global requests": 0, "sectors": 0, "ideal sectors": 0, "shared requests": 0,
                                       "wavefronts": 0, "lanes": 0, "requests": 0})
         k["requests"] += s.requests
@@ -136,6 +164,10 @@ def totals(sites):
         else:
             k["shared requests"] += s.requests
             k["wavefronts"] += s.cost
+    for name, run_ in found.kernels.items():
+        k = out.setdefault(name, {"global requests": 0, "sectors": 0, "ideal sectors": 0, "shared requests": 0,
+                                  "wavefronts": 0, "lanes": 0, "requests": 0})
+        k.update(blocks=run_.blocks, barriers=run_.barriers, touched=32 * run_.sectors_touched)
     return out
 
 
@@ -143,18 +175,18 @@ def _per(a, b):
     return a / b if b else 0.0
 
 
-def traffic_words(sites):
+def traffic_words(found):
     """The global bytes every kernel together moved (sectors of 32 bytes), against what the problem must move."""
     from grader.cuda import roofline
-    moved = 32 * sum(s.cost for s in sites if s.space == "global")
+    moved = 32 * sum(s.cost for s in found.sites if s.space == "global")
     return (f"all its kernels moved {moved / 1e6:.2f} MB through L1/L2, "
             f"{moved / roofline.compulsory_bytes(SHAPE):.1f}x the bytes the problem must (Q, K, V read once, O written)")
 
 
-def kernel_lines(sites):
+def kernel_lines(found):
     """A line per kernel: its requests and what they cost per request; then the traffic of them all."""
     lines = []
-    for kernel, t in totals(sites).items():
+    for kernel, t in totals(found).items():
         parts = []
         if t["global requests"]:
             parts.append(f"{t['global requests']} global requests, {_per(t['sectors'], t['global requests']):.1f} "
@@ -163,8 +195,11 @@ def kernel_lines(sites):
             parts.append(f"{t['shared requests']} shared requests, {_per(t['wavefronts'], t['shared requests']):.1f}"
                          " wavefronts each (ideal 1.0)")
         parts.append(f"{_per(t['lanes'], t['requests']):.1f} of 32 lanes active a request")
+        if "blocks" in t:
+            parts.append(f"{_per(t['barriers'], t['blocks']):.1f} barriers a block; {t['touched'] / 1e3:.1f} KB of "
+                         "distinct global sectors (the least DRAM traffic it needs)")
         lines.append(f"{kernel}: " + "; ".join(parts))
-    return lines + [traffic_words(sites)] if sites else lines
+    return lines + [traffic_words(found)] if found.sites else lines
 
 
 def advice(site):
@@ -191,14 +226,14 @@ def report(source_path, reference=None):
     """The kernel report's memory section: the student's kernels, each reference version's beside them, and the
     costliest lines of the student's file."""
     shape = "x".join(map(str, SHAPE))
-    sites = run(source_path)
+    found = run(source_path)
     text = [f"memory traffic, counted from every access of a profiled build at {shape} (what Nsight Compute counts "
             "on a GPU; per-request figures do not depend on the size):"]
-    text += [f"  yours: {line}" for line in kernel_lines(sites)]
+    text += [f"  yours: {line}" for line in kernel_lines(found)]
     if reference is not None and Path(reference).is_file():
         for version, name in ((2, "the reference's tiled kernel"), (1, "the lesson's four kernels")):
             text += [f"  {name}: {line}" for line in kernel_lines(run(reference, defines=[f"MICROGPT_VERSION={version}"]))]
-    worst = costliest(sites)
+    worst = costliest(found.sites)
     if worst:
         text.append("  costliest lines: " + "; ".join(advice(s) for s in worst))
     return "\n".join(text)

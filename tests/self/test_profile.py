@@ -53,9 +53,9 @@ def known(tmp_path_factory):
     lib.cuda_cpu_begin_call()
     lib.cuda_cpu_profile_begin()
     lib.run(*(ctypes.c_void_p(b) for b in buffers))
-    sites = profile.parse(lib.cuda_cpu_profile_report().decode(), library)
+    found = profile.parse(lib.cuda_cpu_profile_report().decode(), library)
     lines = KNOWN.splitlines()
-    return [(s, lines[int(s.line.rpartition(":")[2]) - 1].strip()) for s in sites]  # each with its line's text
+    return [(s, lines[int(s.line.rpartition(":")[2]) - 1].strip()) for s in found.sites]  # each with its line
 
 
 def site(known, kernel, kind, text):
@@ -104,6 +104,9 @@ def test_the_reference_kernels_counts_match_the_hand_count():
     tiled = profile.totals(profile.run(REFERENCE_KERNEL, defines=["MICROGPT_VERSION=2"]))["flash_kernel"]
     assert (tiled["global requests"], tiled["sectors"]) == (1280, 19456)
     assert tiled["wavefronts"] == tiled["shared requests"] > 0
+    # block 0 passes its one tile's two barriers, block 1 its two tiles' four; Q, K, V and O are 4 x 32 KiB, all
+    # touched: 4096 sectors
+    assert (tiled["blocks"], tiled["barriers"], tiled["touched"]) == (2, 6, 4 * 32768)
     lesson = profile.totals(profile.run(REFERENCE_KERNEL, defines=["MICROGPT_VERSION=1"]))
     assert lesson["softmax_kernel"]["sectors"] == 32 * lesson["softmax_kernel"]["global requests"]
     report = profile.report(REFERENCE_KERNEL, REFERENCE_KERNEL)
