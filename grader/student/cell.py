@@ -18,6 +18,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from grader.cuda.profile import PROFILE_VAR
 from grader.suite import collect
 from grader.report import results, scorecard
 from grader.common.layout import EXERCISES, ROOT, SUITE_PATHS
@@ -155,6 +156,8 @@ def main(args):
         if args.plan:
             grade_plan(args.plan, args.timeout, args.expected_cache, args.stagger)
             return 0
+        # a student's own test cell: the kernel report counts memory traffic, as `grade` does (a class's plan: off)
+        os.environ.setdefault(PROFILE_VAR, "on")
         run = grade(args.submission, args.exercise, suites, args.timeout, args.expected_cache)
     except FileNotFoundError as exc:
         print(f"grader: {exc}", file=sys.stderr)
