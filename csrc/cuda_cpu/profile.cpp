@@ -43,6 +43,7 @@ struct Site {
 struct KernelTotals {
     std::map<uintptr_t, Site> sites;
     uint64_t blocks = 0, barriers = 0;      // block barriers released, over all blocks
+    uint64_t atomics = 0, shared_atomics = 0;  // atomic calls by the threads (those on shared memory too)
     std::unordered_set<uint64_t> sectors;   // every global sector touched: the least DRAM traffic it needs
 };
 
@@ -71,7 +72,7 @@ struct BlockView {
     unsigned next_global = 0, next_shared = 0;
     uintptr_t neither[8] = {};  // pages found in no buffer or array (the threads' coordinates, the runtime's own)
     unsigned next_neither = 0;
-    uint64_t barriers = 0;
+    uint64_t barriers = 0, atomics = 0, shared_atomics = 0;
 };
 thread_local BlockView* view = nullptr;
 
@@ -155,12 +156,20 @@ void profile_barrier() {
     if (view != nullptr) ++view->barriers;
 }
 
+void profile_atomic(const void* p) {
+    if (view == nullptr || here == nullptr) return;
+    ++view->atomics;
+    view->shared_atomics += in_block_shared(p);
+}
+
 void profile_block_end() {
     if (view == nullptr) return;
     std::lock_guard<std::mutex> lock(totals_mutex);
     KernelTotals& k = totals[current_kernel ? current_kernel : "a kernel"];
     ++k.blocks;
     k.barriers += view->barriers;
+    k.atomics += view->atomics;
+    k.shared_atomics += view->shared_atomics;
     for (auto& [key, r] : view->requests) {
         Site& s = k.sites[key.pc];
         s.shared = r.shared;
@@ -203,7 +212,7 @@ extern "C" void __asan_storeN_noabort(void* p, size_t n) {
 extern "C" void __asan_handle_no_return() {}
 
 // For the grader: count from now on (a fresh count), and the counts as lines: per kernel
-// "KERNEL\tkernel\tblocks\tbarriers\tsectors touched", then one per instruction:
+// "KERNEL\tkernel\tblocks\tbarriers\tsectors touched\tatomics\tatomics on shared memory", then one per instruction:
 // "KERNEL\tglobal|shared\tload|store\tOFFSET\trequests\tcost\tideal\tlanes\tbytes", OFFSET the instruction's offset in
 // the library (addr2line turns it into the student's line).
 extern "C" void cuda_cpu_profile_begin() {
@@ -220,10 +229,11 @@ extern "C" const char* cuda_cpu_profile_report() {
     std::lock_guard<std::mutex> lock(cuda_cpu::profiler::totals_mutex);
     out.clear();
     for (const auto& [name, k] : cuda_cpu::profiler::totals) {
-        char head[300];  // the kernel's own line: blocks, block barriers, distinct global sectors
-        std::snprintf(head, sizeof head, "%s\tkernel\t%llu\t%llu\t%zu\n", name.c_str(),
+        char head[300];  // the kernel's own line: blocks, block barriers, distinct global sectors, atomics
+        std::snprintf(head, sizeof head, "%s\tkernel\t%llu\t%llu\t%zu\t%llu\t%llu\n", name.c_str(),
                       static_cast<unsigned long long>(k.blocks), static_cast<unsigned long long>(k.barriers),
-                      k.sectors.size());
+                      k.sectors.size(), static_cast<unsigned long long>(k.atomics),
+                      static_cast<unsigned long long>(k.shared_atomics));
         out += head;
         for (const auto& [pc, s] : k.sites) {
             char line[400];

@@ -13,6 +13,7 @@ CUDA_CHECKS = "-fsanitize=alignment -fsanitize-recover=alignment"
 CUDA_FLAGS = f"-D__CUDA_ARCH__={CUDA_ARCH} {CUDA_CHECKS}"
 # The profiled build (grader/cuda/profile.py), never the graded one: every load and store of the student's code a
 # call into csrc/cuda_cpu/profile.cpp (GCC's kernel-address instrumentation with each check outlined; no shadow
-# memory, stack or globals instrumented). Its compiles parse the header rather than read the PCH.
-PROFILED_FLAGS = (f"-D__CUDA_ARCH__={CUDA_ARCH} -fsanitize=kernel-address"
+# memory, stack or globals instrumented; CUDA_CPU_PROFILED: atomics counted, atomics.h). Its compiles parse the
+# header rather than read the PCH.
+PROFILED_FLAGS = (f"-D__CUDA_ARCH__={CUDA_ARCH} -DCUDA_CPU_PROFILED -fsanitize=kernel-address"
                   " --param asan-instrumentation-with-call-threshold=0 --param asan-stack=0 --param asan-globals=0")

@@ -68,12 +68,15 @@ class Site:
 
 @dataclass
 class KernelRun:
-    """One kernel over the profiled run: its blocks, the block barriers they passed, the global sectors touched."""
+    """One kernel over the profiled run: its blocks, the block barriers they passed, the global sectors touched,
+    the atomic calls its threads made (and how many of them on shared memory)."""
 
     kernel: str
     blocks: int
     barriers: int
     sectors_touched: int
+    atomics: int
+    shared_atomics: int
 
 
 @dataclass
@@ -92,12 +95,13 @@ class Profile:
 
 
 def parse(report, library):
-    """The runtime's lines as a Profile: per kernel "KERNEL\\tkernel\\tblocks\\tbarriers\\tsectors", per instruction
+    """The runtime's lines as a Profile: per kernel "KERNEL\\tkernel\\tblocks\\tbarriers\\tsectors\\tatomics\\tshared",
+    per instruction
     "KERNEL\\tspace\\tkind\\tOFFSET\\trequests\\tcost\\tideal\\tlanes\\tbytes"."""
     sites, kernels = [], {}
     for row in report.splitlines():
         fields = row.split("\t")
-        if len(fields) == 5 and fields[1] == "kernel":
+        if len(fields) == 7 and fields[1] == "kernel":
             kernels[fields[0]] = KernelRun(fields[0], *(int(n) for n in fields[2:]))
         if len(fields) != 9:
             continue
@@ -167,7 +171,8 @@ def totals(found):
     for name, run_ in found.kernels.items():
         k = out.setdefault(name, {"global requests": 0, "sectors": 0, "ideal sectors": 0, "shared requests": 0,
                                   "wavefronts": 0, "lanes": 0, "requests": 0})
-        k.update(blocks=run_.blocks, barriers=run_.barriers, touched=32 * run_.sectors_touched)
+        k.update(blocks=run_.blocks, barriers=run_.barriers, touched=32 * run_.sectors_touched,
+                 atomics=run_.atomics, shared_atomics=run_.shared_atomics)
     return out
 
 
@@ -198,6 +203,8 @@ def kernel_lines(found):
         if "blocks" in t:
             parts.append(f"{_per(t['barriers'], t['blocks']):.1f} barriers a block; {t['touched'] / 1e3:.1f} KB of "
                          "distinct global sectors (the least DRAM traffic it needs)")
+            if t["atomics"]:
+                parts.append(f"{t['atomics']} atomics ({t['shared_atomics']} on shared memory)")
         lines.append(f"{kernel}: " + "; ".join(parts))
     return lines + [traffic_words(found)] if found.sites else lines
 

@@ -3,6 +3,7 @@ out by hand: coalescing, strides, vector loads, misalignment, shared-memory bank
 and the reference kernels at the profiled shape."""
 
 import ctypes
+from types import SimpleNamespace
 
 import pytest
 
@@ -28,6 +29,14 @@ __global__ void banks(float* out) {
     out[i] = column + row + padded_column + one_word;
 }
 __global__ void divergent(const float* in, float* out) { int i = threadIdx.x; if (i < 16) out[i] = in[i]; }
+__global__ void counting(float* out) {
+    __shared__ int count;
+    if (threadIdx.x == 0) count = 0;
+    __syncthreads();
+    atomicAdd(&count, 1);
+    __syncthreads();
+    if (threadIdx.x < 8) atomicAdd(&out[0], 1.0f);
+}
 extern "C" void run(const float* in, float* out) {
     coalesced<<<1, 32>>>(in, out);
     strided<<<1, 32>>>(in, out);
@@ -35,6 +44,7 @@ extern "C" void run(const float* in, float* out) {
     shifted<<<1, 32>>>(in, out);
     banks<<<1, 32>>>(out);
     divergent<<<1, 32>>>(in, out);
+    counting<<<3, 32>>>(out);
 }
 """
 
@@ -55,11 +65,13 @@ def known(tmp_path_factory):
     lib.run(*(ctypes.c_void_p(b) for b in buffers))
     found = profile.parse(lib.cuda_cpu_profile_report().decode(), library)
     lines = KNOWN.splitlines()
-    return [(s, lines[int(s.line.rpartition(":")[2]) - 1].strip()) for s in found.sites]  # each with its line
+    # each site with its line's text
+    return SimpleNamespace(sites=[(s, lines[int(s.line.rpartition(":")[2]) - 1].strip()) for s in found.sites],
+                           kernels=found.kernels)
 
 
 def site(known, kernel, kind, text):
-    return next(s for s, line in known if s.kernel == kernel and s.kind == kind and text in line)
+    return next(s for s, line in known.sites if s.kernel == kernel and s.kind == kind and text in line)
 
 
 @pytest.mark.parametrize("kernel, sectors", [
@@ -85,7 +97,7 @@ def test_a_warp_s_shared_load_costs_one_wavefront_per_word_in_its_busiest_bank(k
 
 
 def test_the_stores_of_a_column_loop_conflict_32_ways_and_the_padded_ones_not_at_all(known):
-    stores = sorted(s.cost for s, _ in known if s.kernel == "banks" and s.kind == "store" and s.space == "shared")
+    stores = sorted(s.cost for s, _ in known.sites if s.kernel == "banks" and s.kind == "store" and s.space == "shared")
     assert stores == [32, 1024]  # 32 requests each: padded[i][j] 1 wavefront, tile[i][j] 32
 
 
@@ -137,3 +149,10 @@ def test_the_lesson_s_kernels_move_far_more_than_the_tiled_one():
     lesson = profile.traffic_words(profile.run(REFERENCE_KERNEL, defines=["MICROGPT_VERSION=1"]))
     ratio = lambda words: float(words.split(", ")[1].split("x")[0])  # noqa: E731
     assert ratio(tiled) < 10 < 100 < ratio(lesson), (tiled, lesson)
+
+
+def test_atomics_and_barriers_are_counted_per_kernel(known):
+    """3 blocks of 32: each thread adds to the block's shared counter (96 on shared memory), the first 8 of each
+    block to out[0] (24 on global memory); two barriers a block."""
+    counting = known.kernels["counting"]
+    assert (counting.blocks, counting.barriers, counting.atomics, counting.shared_atomics) == (3, 6, 120, 96)
