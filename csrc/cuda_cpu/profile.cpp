@@ -30,6 +30,9 @@ struct Request {
     unsigned lanes = 0;
     std::vector<uint64_t> words;  // the 4-byte words the lanes touch (a sector is 8 of them)
     size_t bytes = 0;             // requested by the lanes
+    // the two lowest lanes and where each went: the stride between consecutive threads' addresses
+    int low_lane = 99, next_lane = 99;
+    uintptr_t low_address = 0, next_address = 0;
 };
 
 // per instruction address, over a kernel: what its requests cost
@@ -38,6 +41,7 @@ struct Site {
     // cost: sectors (global) or wavefronts (shared); ideal: what the same words would cost at best (as few
     // sectors as hold them; one wavefront)
     uint64_t requests = 0, cost = 0, ideal = 0, lanes = 0, bytes = 0;
+    std::map<long, uint64_t> strides;  // bytes between consecutive lanes' addresses -> requests with that stride
 };
 
 struct KernelTotals {
@@ -113,7 +117,16 @@ void record(const void* address, size_t bytes, bool store, uintptr_t pc) {
     Request& r = view->requests[{linear / 32, pc, n}];
     r.shared = where == 2;
     r.store = store;
-    r.lanes |= 1u << (linear % 32);
+    int lane = static_cast<int>(linear % 32);
+    if (!(r.lanes >> lane & 1u)) {  // a lane's first address in this request
+        if (lane < r.low_lane) {
+            r.next_lane = r.low_lane, r.next_address = r.low_address;
+            r.low_lane = lane, r.low_address = a;
+        } else if (lane < r.next_lane) {
+            r.next_lane = lane, r.next_address = a;
+        }
+    }
+    r.lanes |= 1u << lane;
     r.bytes += bytes;
     for (uintptr_t w = a / 4; w <= (a + bytes - 1) / 4; ++w) r.words.push_back(w);
 }
@@ -182,6 +195,9 @@ void profile_block_end() {
         s.ideal += s.shared ? 1 : (r.words.size() + 7) / 8;
         s.lanes += __builtin_popcount(r.lanes);
         s.bytes += r.bytes;
+        if (r.next_lane < 32)
+            ++s.strides[(static_cast<long>(r.next_address) - static_cast<long>(r.low_address)) /
+                        (r.next_lane - r.low_lane)];
     }
     delete view;
     view = nullptr;
@@ -213,8 +229,9 @@ extern "C" void __asan_handle_no_return() {}
 
 // For the grader: count from now on (a fresh count), and the counts as lines: per kernel
 // "KERNEL\tkernel\tblocks\tbarriers\tsectors touched\tatomics\tatomics on shared memory", then one per instruction:
-// "KERNEL\tglobal|shared\tload|store\tOFFSET\trequests\tcost\tideal\tlanes\tbytes", OFFSET the instruction's offset in
-// the library (addr2line turns it into the student's line).
+// "KERNEL\tglobal|shared\tload|store\tOFFSET\trequests\tcost\tideal\tlanes\tbytes\tstride", OFFSET the
+// instruction's offset in the library (addr2line turns it into the student's line), stride the most common number
+// of bytes between consecutive lanes' addresses.
 extern "C" void cuda_cpu_profile_begin() {
     std::lock_guard<std::mutex> lock(cuda_cpu::profiler::totals_mutex);
     cuda_cpu::profiler::totals.clear();
@@ -237,12 +254,16 @@ extern "C" const char* cuda_cpu_profile_report() {
         out += head;
         for (const auto& [pc, s] : k.sites) {
             char line[400];
-            std::snprintf(line, sizeof line, "%s\t%s\t%s\t0x%lx\t%llu\t%llu\t%llu\t%llu\t%llu\n", name.c_str(),
+            long stride = 0;  // the most common
+            uint64_t most = 0;
+            for (const auto& [bytes, n] : s.strides)
+                if (n > most) most = n, stride = bytes;
+            std::snprintf(line, sizeof line, "%s\t%s\t%s\t0x%lx\t%llu\t%llu\t%llu\t%llu\t%llu\t%ld\n", name.c_str(),
                           s.shared ? "shared" : "global", s.store ? "store" : "load",
                           static_cast<unsigned long>(pc - cuda_cpu::profiler::library_base - 1),
                           static_cast<unsigned long long>(s.requests), static_cast<unsigned long long>(s.cost),
                           static_cast<unsigned long long>(s.ideal), static_cast<unsigned long long>(s.lanes),
-                          static_cast<unsigned long long>(s.bytes));
+                          static_cast<unsigned long long>(s.bytes), stride);
             out += line;
         }
     }

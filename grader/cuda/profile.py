@@ -60,6 +60,8 @@ class Site:
     ideal: int  # the least the same words could cost: as few sectors as hold them, one wavefront a request
     lanes: int
     bytes: int
+    stride: int = 0  # the most common bytes between consecutive lanes' addresses
+    code: str = ""   # the line's text in the student's file
 
     @property
     def waste(self):
@@ -97,18 +99,18 @@ class Profile:
 def parse(report, library):
     """The runtime's lines as a Profile: per kernel "KERNEL\\tkernel\\tblocks\\tbarriers\\tsectors\\tatomics\\tshared",
     per instruction
-    "KERNEL\\tspace\\tkind\\tOFFSET\\trequests\\tcost\\tideal\\tlanes\\tbytes"."""
+    "KERNEL\\tspace\\tkind\\tOFFSET\\trequests\\tcost\\tideal\\tlanes\\tbytes\\tstride"."""
     sites, kernels = [], {}
     for row in report.splitlines():
         fields = row.split("\t")
         if len(fields) == 7 and fields[1] == "kernel":
             kernels[fields[0]] = KernelRun(fields[0], *(int(n) for n in fields[2:]))
-        if len(fields) != 9:
+        if len(fields) != 10:
             continue
         kernel, space, kind, offset, *numbers = fields
-        requests, cost, ideal, lanes, nbytes = (int(n) for n in numbers)
+        requests, cost, ideal, lanes, nbytes, stride = (int(n) for n in numbers)
         sites.append(Site(kernel, space, kind, replies.source_line(library, offset), requests, cost, ideal, lanes,
-                          nbytes))
+                          nbytes, stride))
     return Profile(sites, kernels)
 
 
@@ -212,15 +214,18 @@ def kernel_lines(found):
 def advice(site):
     """What is wrong with one costly instruction, in the student's terms."""
     where = f"line {site.line.rpartition(':')[2]}" if site.line else f"an instruction of {site.kernel}"
+    if site.code:
+        where += f" ({site.code})"
+    verb = "read" if site.kind == "load" else "write"
+    apart = f"consecutive threads {verb} addresses {abs(site.stride)} bytes apart" if site.stride else \
+        "the warp's lanes touch addresses far apart"
     per = _per(site.cost, site.requests)
     if site.space == "global":
         ideal = _per(site.ideal, site.requests)
-        return (f"{where} {site.kind}s global memory at {per:.1f} sectors a request where {ideal:.1f} would do: "
-                "the warp's lanes touch addresses far apart; let consecutive threads read consecutive floats "
-                "(or stage the data in shared memory)")
-    return (f"{where} {site.kind}s shared memory at {per:.1f} wavefronts a request (a {round(per)}-way bank "
-            "conflict): lanes touch different words of the same bank; pad each row by one float "
-            "(tile[N][M + 1]) or let consecutive threads take consecutive words")
+        return (f"{where}: {apart}, {per:.1f} sectors a request where {ideal:.1f} would do; let consecutive "
+                f"threads {verb} consecutive floats (or stage the data in shared memory)")
+    return (f"{where}: {apart}, {per:.1f} wavefronts a request (a {round(per)}-way bank conflict); pad each row "
+            "by one float (tile[N][M + 1]) or let consecutive threads take consecutive words")
 
 
 def costliest(sites, n=3):
@@ -241,6 +246,11 @@ def report(source_path, reference=None):
         for version, name in ((2, "the reference's tiled kernel"), (1, "the lesson's four kernels")):
             text += [f"  {name}: {line}" for line in kernel_lines(run(reference, defines=[f"MICROGPT_VERSION={version}"]))]
     worst = costliest(found.sites)
+    source_lines = Path(source_path).read_text(errors="replace").splitlines()
+    for s in worst:  # the student's own code, as they wrote it
+        number = s.line.rpartition(":")[2]
+        if number.isdigit() and 0 < int(number) <= len(source_lines):
+            s.code = " ".join(source_lines[int(number) - 1].split())[:100]
     if worst:
         text.append("  costliest lines: " + "; ".join(advice(s) for s in worst))
     return "\n".join(text)

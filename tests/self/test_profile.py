@@ -74,15 +74,15 @@ def site(known, kernel, kind, text):
     return next(s for s, line in known.sites if s.kernel == kernel and s.kind == kind and text in line)
 
 
-@pytest.mark.parametrize("kernel, sectors", [
-    ("coalesced", 4),   # 32 floats side by side: 128 bytes, 4 sectors
-    ("strided", 32),    # 256 bytes apart: a sector each
-    ("vector4", 16),    # 32 float4s: 512 bytes
-    ("shifted", 5),     # 128 bytes starting 4 bytes into a sector: 5 sectors
+@pytest.mark.parametrize("kernel, sectors, stride", [
+    ("coalesced", 4, 4),     # 32 floats side by side: 128 bytes, 4 sectors
+    ("strided", 32, 256),    # 256 bytes apart: a sector each
+    ("vector4", 16, 16),     # 32 float4s: 512 bytes
+    ("shifted", 5, 4),       # 128 bytes starting 4 bytes into a sector: 5 sectors
 ])
-def test_a_warp_s_global_load_costs_the_sectors_its_addresses_touch(known, kernel, sectors):
+def test_a_warp_s_global_load_costs_the_sectors_its_addresses_touch(known, kernel, sectors, stride):
     s = site(known, kernel, "load", "out[i] = in[")
-    assert (s.requests, s.cost, s.lanes) == (1, sectors, 32)
+    assert (s.requests, s.cost, s.lanes, s.stride) == (1, sectors, 32, stride)
 
 
 @pytest.mark.parametrize("text, wavefronts", [
@@ -123,7 +123,9 @@ def test_the_reference_kernels_counts_match_the_hand_count():
     assert lesson["softmax_kernel"]["sectors"] == 32 * lesson["softmax_kernel"]["global requests"]
     report = profile.report(REFERENCE_KERNEL, REFERENCE_KERNEL)
     q_line = next(n for n, line in enumerate(REFERENCE_KERNEL.read_text().splitlines(), 1) if "q[d] = i < T ? Q[" in line)
-    assert f"line {q_line} loads global memory at 32.0 sectors a request where 4.0 would do" in report, report
+    q_code = " ".join(REFERENCE_KERNEL.read_text().splitlines()[q_line - 1].split())[:100]
+    assert (f"line {q_line} ({q_code}): consecutive threads read addresses 256 bytes apart, 32.0 sectors a request "
+            "where 4.0 would do") in report, report
     assert "the lesson's four kernels: softmax_kernel: " in report and "32.0 sectors each" in report
 
 
