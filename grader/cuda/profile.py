@@ -114,6 +114,12 @@ def parse(report, library):
     return Profile(sites, kernels)
 
 
+def _inputs(shape):
+    """Q, K, V of the profiled run: seeded, so a run's counts depend on the kernel only."""
+    rng = np.random.default_rng(0)
+    return [rng.standard_normal(shape, dtype=np.float32) for _ in range(3)]
+
+
 def run(source_path, defines=(), shape=SHAPE, timeout=TIMEOUT):
     """Profile source_path's causal_attention_forward at `shape` on seeded inputs: its Profile (cached by content)."""
     from grader.sandbox.client import Submission
@@ -124,10 +130,8 @@ def run(source_path, defines=(), shape=SHAPE, timeout=TIMEOUT):
     if cached.is_file():
         return Profile.from_json(cached.read_text())
     library = build.build(source_path, defines=defines, profiled=True)
-    rng = np.random.default_rng(0)
-    Q, K, V = (rng.standard_normal(shape, dtype=np.float32) for _ in range(3))
     with Submission(source_path.parent, kernel_library=library, timeout=timeout) as sub:
-        sub.call("causal_attention_forward", Q, K, V, profile=True)
+        sub.call("causal_attention_forward", *_inputs(shape), profile=True)
         found = parse(sub.profile, library)
     CACHE.mkdir(parents=True, exist_ok=True)
     cached.with_suffix(".tmp").write_text(found.to_json())
@@ -142,8 +146,7 @@ def run_seconds(source_path, defines=(), repeat=3):
     import time
     lib = ctypes.CDLL(str(build.build(source_path, defines=defines, profiled=True)))
     lib.cuda_cpu_profile_report.restype = ctypes.c_char_p
-    rng = np.random.default_rng(0)
-    arrays = [rng.standard_normal(SHAPE, dtype=np.float32) for _ in range(3)] + [np.empty(SHAPE, np.float32)]
+    arrays = [*_inputs(SHAPE), np.empty(SHAPE, np.float32)]
     pointers = [a.ctypes.data_as(ctypes.POINTER(ctypes.c_float)) for a in arrays]
     times = []
     for _ in range(repeat):
@@ -155,12 +158,14 @@ def run_seconds(source_path, defines=(), repeat=3):
     return statistics.median(times)
 
 
+COUNTS = ("global requests", "sectors", "ideal sectors", "shared requests", "wavefronts", "lanes", "requests")
+
+
 def totals(found):
     """{kernel: {figure: value}}: requests and their costs per kernel, per space; blocks and barriers."""
     out = {}
     for s in found.sites:
-        k = out.setdefault(s.kernel, {"global requests": 0, "sectors": 0, "ideal sectors": 0, "shared requests": 0,
-                                      "wavefronts": 0, "lanes": 0, "requests": 0})
+        k = out.setdefault(s.kernel, dict.fromkeys(COUNTS, 0))
         k["requests"] += s.requests
         k["lanes"] += s.lanes
         if s.space == "global":
@@ -171,8 +176,7 @@ def totals(found):
             k["shared requests"] += s.requests
             k["wavefronts"] += s.cost
     for name, run_ in found.kernels.items():
-        k = out.setdefault(name, {"global requests": 0, "sectors": 0, "ideal sectors": 0, "shared requests": 0,
-                                  "wavefronts": 0, "lanes": 0, "requests": 0})
+        k = out.setdefault(name, dict.fromkeys(COUNTS, 0))
         k.update(blocks=run_.blocks, barriers=run_.barriers, touched=32 * run_.sectors_touched,
                  atomics=run_.atomics, shared_atomics=run_.shared_atomics)
     return out
