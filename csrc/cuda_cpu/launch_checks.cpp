@@ -200,7 +200,7 @@ namespace cuda_cpu {
 // Host memory a kernel is handed: a GPU reads pageable memory (malloc, new, the stack, a global) only through HMM
 // (Linux, the open kernel modules, Turing or newer) or ATS (Grace Hopper); elsewhere (Windows, WSL, older drivers)
 // the kernel faults with cudaErrorIllegalAddress. The grade stays what an HMM GPU gives: the kernel runs, and the
-// student is told, since the same code fails on many GPUs (docs: csrc/README.md).
+// student is told, since the same code fails on many GPUs (docs/cuda-cpu-runtime.md).
 void pointer_argument(const LaunchConfig& cfg, int position, const void* p) {
     if (!is_pageable_host_memory(p)) return;
     char message[700];

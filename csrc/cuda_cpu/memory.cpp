@@ -179,25 +179,27 @@ void note_memory(const void* p, size_t bytes, bool device) {
     noted.push_back({static_cast<const char*>(p), bytes, device ? Space::device : Space::pinned_host});
 }
 
+// The live buffer whose bytes hold a, or nullptr (the caller holds buffers_mutex).
+const Buffer* live_buffer_at(const char* a) {
+    for (const Buffer& b : buffers)
+        if (b.live && a >= b.start && a < b.start + std::max<size_t>(b.bytes, 1)) return &b;
+    return nullptr;
+}
+
 Space space_of(const void* p) {
     const char* a = static_cast<const char*>(p);
     std::lock_guard<std::mutex> lock(buffers_mutex);
-    for (const Buffer& b : buffers)
-        if (b.live && a >= b.start && a < b.start + std::max<size_t>(b.bytes, 1)) return b.space;
+    if (const Buffer* b = live_buffer_at(a)) return b->space;
     for (const NotedMemory& m : noted)
         if (a >= m.start && a < m.start + std::max<size_t>(m.bytes, 1)) return m.space;
     return Space::pageable;
 }
 
 bool buffer_of(const void* p, const char** start, size_t* bytes) {
-    const char* a = static_cast<const char*>(p);
     std::lock_guard<std::mutex> lock(buffers_mutex);
-    for (const Buffer& b : buffers)
-        if (b.live && a >= b.start && a < b.start + std::max<size_t>(b.bytes, 1)) {
-            *start = b.start, *bytes = b.bytes;
-            return true;
-        }
-    return false;
+    const Buffer* b = live_buffer_at(static_cast<const char*>(p));
+    if (b != nullptr) *start = b->start, *bytes = b->bytes;
+    return b != nullptr;
 }
 
 bool is_pageable_host_memory(const void* p) {
