@@ -10,6 +10,7 @@ active per request; then the lines that cost most, with what is wrong in the stu
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,9 +42,13 @@ def apply_argument(args):
     os.environ.setdefault(PROFILE_VAR, "on")
 
 
-# BH x T x d_k of the profiled run: every access of every thread is counted, so a small input (one head; the
-# tiled kernel's two row tiles) keeps it to seconds. Per-request figures do not depend on it.
-SHAPE = (1, 128, 64)
+# BH x T x d_k of a profiled run: every access of every thread is counted, so small inputs keep it to seconds.
+SHAPE = (1, 128, 64)  # one run (the tests' hand counts)
+# The report's runs: each count must grow exactly as heads x a quadratic in T (2 heads count twice 1 head; T = 256
+# counts what T = 64, 128 and 192 predict) to be scaled to the ANDREA-120M shape, TARGET; the per-instruction
+# figures and the costliest lines are the largest run's.
+RUNS = ((1, 64, 64), (2, 64, 64), (1, 128, 64), (1, 192, 64), (1, 256, 64))
+TARGET = (12, 1024, 64)
 CACHE = build.CACHE / "profiles"
 
 
@@ -120,45 +125,81 @@ def _inputs(shape):
     return [rng.standard_normal(shape, dtype=np.float32) for _ in range(3)]
 
 
-def run(source_path, defines=(), shape=SHAPE, timeout=TIMEOUT):
-    """Profile source_path's causal_attention_forward at `shape` on seeded inputs: its Profile (cached by content)."""
+def _key(source_path, defines, shapes, resources):
+    text = source_path.read_text(errors="replace") + build.runtime_text() + repr((defines, shapes, resources))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _profiled(source_path, defines, shapes, timeout, counted):
+    """[(Profile, occupancy lines)] of one profiled build run at each shape, in one worker. counted: nvcc's
+    register counts (grader/cuda/resources.py), so that the occupancy is the GPU's; None without nvcc."""
     from grader.sandbox.client import Submission
-    source_path = Path(source_path)
-    key = hashlib.sha256((source_path.read_text(errors="replace") + build.runtime_text() + repr((defines, shape)))
-                         .encode()).hexdigest()[:16]
-    cached = CACHE / f"{key}.json"
-    if cached.is_file():
-        return Profile.from_json(cached.read_text())
-    library = build.build(source_path, defines=defines, profiled=True)
+    library = build.build(source_path, defines=defines, profiled=True, resources=counted)
+    found = []
     with Submission(source_path.parent, kernel_library=library, timeout=timeout) as sub:
-        sub.call("causal_attention_forward", *_inputs(shape), profile=True)
-        found = parse(sub.profile, library)
-    CACHE.mkdir(parents=True, exist_ok=True)
-    cached.with_suffix(".tmp").write_text(found.to_json())
-    os.replace(cached.with_suffix(".tmp"), cached)
+        for shape in shapes:
+            sub.call("causal_attention_forward", *_inputs(shape), profile=True)
+            found.append((parse(sub.profile, library), sub.occupancy))
     return found
 
 
+def _cached(path, make):
+    if path.is_file():
+        return json.loads(path.read_text())
+    value = make()
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path.with_suffix(".tmp").write_text(json.dumps(value))
+    os.replace(path.with_suffix(".tmp"), path)
+    return value
+
+
+def run(source_path, defines=(), shape=SHAPE, timeout=TIMEOUT):
+    """Profile source_path's causal_attention_forward at `shape` on seeded inputs: its Profile (cached by content)."""
+    source_path = Path(source_path)
+
+    def make():
+        return _profiled(source_path, defines, [shape], timeout, None)[0][0].to_json()
+    return Profile.from_json(_cached(CACHE / f"{_key(source_path, defines, shape, None)}.json", make))
+
+
+def measure(source_path, defines=(), timeout=TIMEOUT):
+    """Profile source_path at each of RUNS: a Measurement, scaled to TARGET where its counts allow (cached by
+    content)."""
+    from grader.cuda import resources as nvcc_counts
+    source_path = Path(source_path)
+    counted = nvcc_counts.for_build(source_path)
+
+    def make():
+        found = _profiled(source_path, defines, RUNS, timeout, counted)
+        return {"profiles": [f.to_json() for f, _ in found], "occupancy": found[-1][1]}
+    data = _cached(CACHE / f"measured-{_key(source_path, defines, RUNS, counted)}.json", make)
+    return Measurement([Profile.from_json(text) for text in data["profiles"]], occupancy_of(data["occupancy"]))
+
+
 def run_seconds(source_path, defines=(), repeat=3):
-    """The median seconds of one profiled run in this process (its counts read), for `make bench`."""
+    """The median seconds of the report's profiled runs (RUNS, their counts read) in this process, for `make bench`."""
     import ctypes
     import statistics
     import time
     lib = ctypes.CDLL(str(build.build(source_path, defines=defines, profiled=True)))
     lib.cuda_cpu_profile_report.restype = ctypes.c_char_p
-    arrays = [*_inputs(SHAPE), np.empty(SHAPE, np.float32)]
-    pointers = [a.ctypes.data_as(ctypes.POINTER(ctypes.c_float)) for a in arrays]
+    runs = []
+    for shape in RUNS:
+        arrays = [*_inputs(shape), np.empty(shape, np.float32)]
+        runs.append((arrays, [a.ctypes.data_as(ctypes.POINTER(ctypes.c_float)) for a in arrays], shape))
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
-        lib.cuda_cpu_profile_begin()
-        lib.causal_attention_forward(*pointers, *SHAPE)
-        lib.cuda_cpu_profile_report()
+        for _arrays, pointers, shape in runs:
+            lib.cuda_cpu_profile_begin()
+            lib.causal_attention_forward(*pointers, *shape)
+            lib.cuda_cpu_profile_report()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
 
 COUNTS = ("global requests", "sectors", "ideal sectors", "shared requests", "wavefronts", "lanes", "requests")
+SCALED = (*COUNTS, "touched")  # what grows with the input; blocks and barriers a block are the largest run's
 
 
 def totals(found):
@@ -186,33 +227,134 @@ def _per(a, b):
     return a / b if b else 0.0
 
 
-def traffic_words(found):
-    """The global bytes every kernel together moved (sectors of 32 bytes), against what the problem must move."""
+def scale(profiles, target=TARGET):
+    """(counts, why): {kernel: {count: value at target}} from the RUNS' profiles, and None; or None and why not.
+
+    Exact where each count c(heads, T) = heads x q(T) with q quadratic: q through T = 64, 128, 192 (n = T / 64 =
+    1, 2, 3) is q(n) = c1 (n-2)(n-3)/2 - c2 (n-1)(n-3) + c3 (n-1)(n-2)/2, so q(4) = c1 - 3 c2 + 3 c3 must be what
+    T = 256 counted; then the target's is heads x q(T / 64) (T = 1024: 91 c1 - 195 c2 + 105 c3)."""
+    heads, T, _ = target
+    if T % 64:
+        raise ValueError(f"scale: T = {T} is not a multiple of 64")
+    n = T // 64
+    t64, two_heads, t128, t192, t256 = (totals(p) for p in profiles)  # in the order of RUNS
+    out = {}
+    for kernel in {**t64, **two_heads, **t128, **t192, **t256}:  # in the order they ran
+        got = lambda t, count: t.get(kernel, {}).get(count, 0)  # noqa: E731
+        out[kernel] = {}
+        for count in SCALED:
+            c1, c2, c3, c4 = (got(t, count) for t in (t64, t128, t192, t256))
+            if got(two_heads, count) != 2 * c1:
+                return None, f"{kernel}'s {count} at 2 heads are not twice 1 head's"
+            if c1 - 3 * c2 + 3 * c3 != c4:
+                return None, f"{kernel}'s {count} do not grow as a quadratic in T"
+            q = (c1 * (n - 2) * (n - 3) // 2 - c2 * (n - 1) * (n - 3) + c3 * (n - 1) * (n - 2) // 2)
+            out[kernel][count] = heads * q
+    return out, None
+
+
+_OCCUPANCY = re.compile(r"^(\S+): blocks of (\d+) threads.*\((\S+)% occupancy\), limited by (.+)$", re.M)
+_LIMITS = {"the warps an SM holds": "warps", "the blocks an SM holds": "blocks", "registers": "registers",
+           "shared memory": "shared memory"}
+
+
+def occupancy_of(lines):
+    """{kernel: "N% (limit)"} from the runtime's occupancy lines (csrc/cuda_cpu/occupancy.cpp)."""
+    counted = "registers not counted" not in lines
+    return {m.group(1): f"{m.group(3)}% ({_LIMITS.get(m.group(4), m.group(4))}{'' if counted else '*'})"
+            for m in _OCCUPANCY.finditer(lines)}
+
+
+@dataclass
+class Measurement:
+    """One kernel file's RUNS: their profiles (the largest last), the occupancy of each kernel on the GPU."""
+
+    profiles: list
+    occupancy: dict
+
+    @property
+    def largest(self):
+        return self.profiles[-1]
+
+    def scaled(self):
+        return scale(self.profiles)
+
+    def counts(self):
+        """(per-kernel counts, at what shape, why not scaled): at TARGET where they scale, else the largest run's."""
+        scaled, why = self.scaled()
+        if scaled is not None:
+            return scaled, TARGET, None
+        return totals(self.largest), RUNS[-1], why
+
+    def l1_seconds(self, gpu):
+        """The least time the SMs' L1 data paths take to move the counted traffic: each SM's L1 moves one 128-byte
+        wavefront a clock, 4 global sectors or one shared wavefront (an upper figure for every GPU in the table),
+        with the work spread evenly over all SMs."""
+        counts, _, _ = self.counts()
+        clocks = sum(k["sectors"] / 4 + k["wavefronts"] for k in counts.values())
+        return clocks / (gpu.sms * gpu.clock_khz * 1e3)
+
+    def l1_bytes(self):
+        counts, _, _ = self.counts()
+        return sum(32 * k["sectors"] + 128 * k["wavefronts"] for k in counts.values())
+
+
+def bound(measured, gpu):
+    """(seconds, what binds, {what: seconds}) at the measurement's shape: the longest of the arithmetic at the FP32
+    peak, the compulsory bytes at DRAM bandwidth, and the counted traffic through the SMs' L1."""
     from grader.cuda import roofline
-    moved = 32 * sum(s.cost for s in found.sites if s.space == "global")
-    return (f"all its kernels moved {moved / 1e6:.2f} MB through L1/L2, "
-            f"{moved / roofline.compulsory_bytes(SHAPE):.1f}x the bytes the problem must (Q, K, V read once, O written)")
+    _, shape, _ = measured.counts()
+    parts = {"FP32 arithmetic": roofline.flops(shape) / gpu.fp32_flops,
+             "DRAM bandwidth": roofline.compulsory_bytes(shape) / gpu.memory_bandwidth,
+             "L1 traffic": measured.l1_seconds(gpu)}
+    binding = max(parts, key=parts.get)
+    return parts[binding], binding, parts
 
 
-def kernel_lines(found):
-    """A line per kernel: its requests and what they cost per request; then the traffic of them all."""
-    lines = []
-    for kernel, t in totals(found).items():
-        parts = []
-        if t["global requests"]:
-            parts.append(f"{t['global requests']} global requests, {_per(t['sectors'], t['global requests']):.1f} "
-                         f"sectors each (ideal {_per(t['ideal sectors'], t['global requests']):.1f})")
-        if t["shared requests"]:
-            parts.append(f"{t['shared requests']} shared requests, {_per(t['wavefronts'], t['shared requests']):.1f}"
-                         " wavefronts each (ideal 1.0)")
-        parts.append(f"{_per(t['lanes'], t['requests']):.1f} of 32 lanes active a request")
-        if "blocks" in t:
-            parts.append(f"{_per(t['barriers'], t['blocks']):.1f} barriers a block; {t['touched'] / 1e3:.1f} KB of "
-                         "distinct global sectors (the least DRAM traffic it needs)")
-            if t["atomics"]:
-                parts.append(f"{t['atomics']} atomics ({t['shared_atomics']} on shared memory)")
-        lines.append(f"{kernel}: " + "; ".join(parts))
-    return lines + [traffic_words(found)] if found.sites else lines
+def _shape_words(shape):
+    return "x".join(map(str, shape))
+
+
+# the table's columns and widths: it fits the scorecard's 110 characters
+COLUMNS = (("kernel", 30), ("global", 7), ("sect/req", 8), ("ideal", 5), ("shared", 7), ("wavefr/req", 10),
+           ("lanes", 5), ("occupancy", 20))
+
+
+def _cells(values):
+    first, *rest = values
+    return "  " + f"{first:<{COLUMNS[0][1]}}" + "".join(f" {v:>{w}}" for v, (_, w) in zip(rest, COLUMNS[1:]))
+
+
+def _number(n):
+    return f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.0f}k" if n >= 1e4 else str(n)
+
+
+def table_rows(label, measured):
+    """A row per kernel: its requests and what they cost per request, the lanes active, the occupancy."""
+    counts, _, _ = measured.counts()
+    rows = []
+    for kernel, t in counts.items():
+        rows.append(_cells([
+            f"{label} {kernel}"[:COLUMNS[0][1]],
+            _number(t["global requests"]) if t["global requests"] else "-",
+            f"{_per(t['sectors'], t['global requests']):.1f}" if t["global requests"] else "-",
+            f"{_per(t['ideal sectors'], t['global requests']):.1f}" if t["global requests"] else "",
+            _number(t["shared requests"]) if t["shared requests"] else "-",
+            f"{_per(t['wavefronts'], t['shared requests']):.1f}" if t["shared requests"] else "-",
+            f"{_per(t['lanes'], t['requests']):.1f}",
+            measured.occupancy.get(kernel, "?")]))
+    return rows
+
+
+def bound_words(label, measured, gpu):
+    seconds, binding, parts = bound(measured, gpu)
+    each = ", ".join(f"{what} {s * 1e6:.1f}" for what, s in parts.items())
+    moved = measured.l1_bytes()
+    from grader.cuda import roofline
+    _, shape, _ = measured.counts()
+    return (f"  {label}: at least {seconds * 1e6:.1f} µs, bound by {binding} ({each} µs); "
+            f"{moved / 1e6:.0f} MB of L1 bandwidth used (a sector counts 32 bytes, a shared wavefront 128), "
+            f"{moved / roofline.compulsory_bytes(shape):.0f}x the bytes the problem must move")
 
 
 def advice(site):
@@ -238,23 +380,66 @@ def costliest(sites, n=3):
     return sorted(wasteful, key=lambda s: -s.waste)[:n]
 
 
-def report(source_path, reference=None):
-    """The kernel report's memory section: the student's kernels, each reference version's beside them, and the
-    costliest lines of the student's file."""
-    shape = "x".join(map(str, SHAPE))
-    found = run(source_path)
-    text = [f"memory traffic, counted from every access of a profiled build at {shape} (what Nsight Compute counts "
-            "on a GPU; per-request figures do not depend on the size):"]
-    text += [f"  yours: {line}" for line in kernel_lines(found)]
+LABELS = {2: "tiled ref.", 1: "lesson's"}  # the reference's versions, as the table names them
+
+
+def measured_versions(source_path, reference=None):
+    """[(label, Measurement)]: the student's file, then the reference's two versions where the reference is here."""
+    out = [("yours", measure(source_path))]
     if reference is not None and Path(reference).is_file():
-        for version, name in ((2, "the reference's tiled kernel"), (1, "the lesson's four kernels")):
-            text += [f"  {name}: {line}" for line in kernel_lines(run(reference, defines=[f"MICROGPT_VERSION={version}"]))]
-    worst = costliest(found.sites)
+        out += [(LABELS[v], measure(reference, defines=[f"MICROGPT_VERSION={v}"])) for v in (2, 1)]
+    return out
+
+
+def report(source_path, reference=None, versions=None):
+    """The kernel report's memory section: a table of the student's kernels and each reference version's, the lower
+    bound of each on the GPU the runtime stands for, and the costliest lines of the student's file."""
+    from grader.cuda import gpus
+    gpu = gpus.chosen()
+    versions = versions or measured_versions(source_path, reference)
+    mine = versions[0][1]
+    _, shape, why = mine.counts()
+    if why is None:
+        how = (f"counted from every access of profiled runs at {_shape_words(RUNS[0])} to {_shape_words(RUNS[-1])} "
+               f"and scaled exactly to {_shape_words(TARGET)} (each count grew as heads x a quadratic in T)")
+    else:
+        how = f"counted from every access of a profiled run at {_shape_words(shape)} (not scaled: {why})"
+    text = [f"memory traffic, what Nsight Compute counts on a GPU, {how}; the tiled reference and the lesson's four "
+            "kernels beside yours:", _cells([c for c, _ in COLUMNS])]
+    for label, measured in versions:
+        text += table_rows(label, measured)
+    text.append(f"  (global, shared: load and store requests of a warp; sect/req: 32-byte sectors a global request, 4 "
+                f"for 32 consecutive floats, 32 the worst, ideal: the fewest sectors holding the same bytes; "
+                f"wavefr/req: 1 is ideal, N for an N-way bank conflict; lanes: of 32, active a request; occupancy "
+                f"on the {gpu.name} and what limits it"
+                + ("; * registers not counted: no nvcc here" if any("*" in o for _, m in versions
+                                                                   for o in m.occupancy.values()) else "") + ")")
+    text.append(f"lower bounds on the {gpu.name} (not predictions: the longest of the problem's FLOPs at the FP32 "
+                "peak, its compulsory bytes at DRAM bandwidth, and the counted traffic through the SMs' L1 at one "
+                "128-byte wavefront a clock, all SMs busy; caches, latency and idle warps only add):")
+    text += [bound_words(label, measured, gpu) for label, measured in versions]
+    worst = costliest(mine.largest.sites)
     source_lines = Path(source_path).read_text(errors="replace").splitlines()
     for s in worst:  # the student's own code, as they wrote it
         number = s.line.rpartition(":")[2]
         if number.isdigit() and 0 < int(number) <= len(source_lines):
             s.code = " ".join(source_lines[int(number) - 1].split())[:100]
     if worst:
-        text.append("  costliest lines: " + "; ".join(advice(s) for s in worst))
+        text.append("costliest lines of yours: " + "; ".join(advice(s) for s in worst))
     return "\n".join(text)
+
+
+def roofline_points(versions, gpu):
+    """For the picture: {label: {"intensity": FLOP per L1 byte, "bound_s": seconds, "binding": what}} and the
+    roofs, as plain data (records.add_data)."""
+    from grader.cuda import roofline
+    points = {}
+    for label, measured in versions:
+        seconds, binding, _ = bound(measured, gpu)
+        _, shape, _ = measured.counts()
+        points[label] = {"flops": roofline.flops(shape), "l1_bytes": measured.l1_bytes(), "bound_s": seconds,
+                         "binding": binding, "shape": list(shape)}
+    shape = versions[0][1].counts()[1]
+    return {"gpu": gpu.name, "fp32_flops": gpu.fp32_flops, "dram_bandwidth": gpu.memory_bandwidth,
+            "compulsory_bytes": roofline.compulsory_bytes(shape),
+            "l1_bandwidth": 128 * gpu.sms * gpu.clock_khz * 1e3, "points": points}

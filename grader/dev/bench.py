@@ -209,7 +209,8 @@ def kernel_bench(console, repeat):
         ("cold build of a new microgpt_cuda.cu (g++, ninja)", cold, f"<= {KERNEL_TARGETS['cold build']:g} s",
          "cold build"),
         ("warm build (unchanged file, cache hit)", warm, f"< {KERNEL_TARGETS['warm build']:g} s", "warm build"),
-        (f"profiled run of version 2 at {'x'.join(map(str, profile.SHAPE))} (memory counts), s", profiled, "", None),
+        (f"profiled runs of version 2, {len(profile.RUNS)} shapes to {'x'.join(map(str, profile.RUNS[-1]))} (the "
+         "report's memory counts)", profiled, "", None),
         ("profiled run / version 2's graded run", profiled / emulated[2], f"<= {KERNEL_TARGETS['profiled']:g}x",
          "profiled"),
     ]

@@ -6,6 +6,9 @@ Parts, in this order (cheapest and most telling first; the report is rewritten a
                compared with NAME.expected and with each other
   timing       the reference kernels (versions 2 and 1, solutions/right/) on the GPU at 12x1024x64 through the
                grader's GPU path, beside torch's SDPA
+  profile      the kernel report's memory counts (requests, sectors, shared wavefronts) of the reference's
+               versions and solutions/right/'s kernels beside Nsight Compute's from the GPU, and the GPU's time
+               beside the report's lower bound (grader/dev/gpu_check_profile.py)
   samples      NVIDIA's cuda-samples (a checkout, --samples): each sample's own verdict on both devices
   controls     the kernel controls graded with GRADER_KERNEL_DEVICE=gpu: the same scores as the CPU runtime's
                (correctness is graded there), plus the ungraded "on the GPU too" notes
@@ -25,9 +28,10 @@ from pathlib import Path
 
 from grader.common.layout import ROOT
 from grader.cuda import build as cuda_build, nvcc
-from grader.dev import gpu_check_kernels as kernels, gpu_check_programs as programs, gpu_check_report as report_io
+from grader.dev import gpu_check_kernels as kernels, gpu_check_profile as counters, gpu_check_programs as programs
+from grader.dev import gpu_check_report as report_io
 
-PARTS = ("conformance", "timing", "samples", "controls")
+PARTS = ("conformance", "timing", "profile", "samples", "controls")
 OUT = ROOT / "build" / "gpu-check"
 BUDGET = 420  # seconds after which no part starts: a device call may run 600 s in all
 LIMIT = 510  # seconds after which the controls' gradings still running are stopped (the script's timeout is 540)
@@ -166,6 +170,9 @@ def main(args):
         rows, sdpa = kernels.timing(arch=arch, gpu=gpu)
         return {"rows": rows, "sdpa_ms": sdpa}
 
+    def profile():
+        return {"rows": counters.rows(arch=arch, gpu=gpu)}
+
     def samples():  # on a device's clock, a sample the CPU runtime runs for minutes (scan) must not take them all
         timeout = min(args.sample_timeout, 60) if gpu and "samples" not in cpu_from else args.sample_timeout
         rows = programs.samples(args.samples, only, work, arch=arch, gpu=gpu, cpu_from=cpu_from.get("samples"),
@@ -188,12 +195,12 @@ def main(args):
                  "timing part), directly they ran") if unboxed else ""
         return {"rows": rows, "device": device, "isolation": fence, **note("controls")}
 
-    runs = {"conformance": conformance, "timing": timing, "samples": samples, "controls": controls}
+    runs = {"conformance": conformance, "timing": timing, "profile": profile, "samples": samples, "controls": controls}
     for name in PARTS:
         why = (None if name in wanted else "not chosen (--parts)")
         if why is None and name == "samples" and args.samples is None:
             why = "no cuda-samples checkout given (--samples PATH)"
-        if why is None and only and name != "timing" and not _chosen(name, only):
+        if why is None and only and name not in ("timing", "profile") and not _chosen(name, only):
             why = "nothing in it chosen by --only"
         if why is None and time.monotonic() - started > budget:
             why = f"the time budget ({budget:.0f} s, --budget) was spent"

@@ -78,7 +78,8 @@ def _controls_table(part):
 TITLES = {"conformance": "Conformance kernels (tests/cuda_conformance): CPU runtime vs GPU",
           "samples": "NVIDIA cuda-samples: CPU runtime vs GPU",
           "timing": "Reference kernels on the GPU at 12x1024x64, beside torch SDPA",
-          "controls": "Kernel controls graded with the GPU path (scores always from the CPU runtime)"}
+          "controls": "Kernel controls graded with the GPU path (scores always from the CPU runtime)",
+          "profile": "Memory counts: the CPU runtime's (the kernel report's) beside Nsight Compute's from the GPU"}
 
 
 def markdown(report):
@@ -104,6 +105,9 @@ def markdown(report):
             lines += _program_table(part["rows"], "program" if name == "conformance" else "sample")
         elif name == "timing":
             lines += _timing_table(part)
+        elif name == "profile":
+            from grader.dev import gpu_check_profile
+            lines += gpu_check_profile.table(part)
         else:
             lines += _controls_table(part)
         lines.append("")

@@ -138,6 +138,9 @@ def _note_memory_traffic(kernel):
     if not profile.wanted():
         return
     try:
-        records.add_note("cuda_kernel", profile.report(kernel.source, REFERENCE_KERNEL))
+        from grader.cuda import gpus
+        versions = profile.measured_versions(kernel.source, REFERENCE_KERNEL)
+        records.add_note("cuda_kernel", profile.report(kernel.source, versions=versions))
+        records.add_data("roofline", profile.roofline_points(versions, gpus.chosen()))  # the picture's
     except Exception as exc:  # a profiled build or run that fails says so in one line
         records.add_note("cuda_kernel", f"(memory traffic not counted: {str(exc).strip().splitlines()[0][:300]})")

@@ -69,7 +69,7 @@ def _hint_key(line):
     return text[len("hint:"):].split(":", 1)[0].strip()
 
 
-def _shown_path(path):
+def shown_path(path):
     """A picture's path relative to the current folder where it can be: short enough to copy."""
     path = Path(path).resolve()
     try:
@@ -115,7 +115,7 @@ def render(run, *, title, console=None, pictures=None, front_end="files"):
             console.print(f"  {advice.get(ex, advice[None]).format(ex=ex)}")
             continue
         if ex in pictures:
-            console.print(Text(f"  picture: {_shown_path(pictures[ex])} (yours, the reference, the difference)",
+            console.print(Text(f"  picture: {shown_path(pictures[ex])} (yours, the reference, the difference)",
                                style="cyan"), soft_wrap=True)
         shown, hints_shown = set(), set()
         for n, r in enumerate(failed):
@@ -134,7 +134,7 @@ def render(run, *, title, console=None, pictures=None, front_end="files"):
             console.print(Text("    " + _clip("\n".join(lines)).replace("\n", "\n    ")), soft_wrap=True)
     passing = [ex for ex in pictures if ex in totals and totals[ex][0] == totals[ex][1]]
     if passing:
-        console.print(f"\npictures of passing exercises: {', '.join(_shown_path(pictures[ex]) for ex in passing)}",
+        console.print(f"\npictures of passing exercises: {', '.join(shown_path(pictures[ex]) for ex in passing)}",
                       soft_wrap=True)
     if run.isolation and not run.isolation.startswith("full"):  # a full box is the normal case: said in results only
         console.print(Text(f"\nisolation: {run.isolation}", style="yellow"), soft_wrap=True)

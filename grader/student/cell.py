@@ -111,9 +111,17 @@ def _verdict(run, submission, exercise, suites, pictures_dir):
                 picture = pictures.draw_for(submission, exercise, pictures_dir).path
             except Exception as exc:
                 text += f"(no picture: {exc})\n"
+    roofline = None
+    if pictures_dir:
+        from grader.report import roofline_picture
+        try:  # the kernel's lower bounds, where its report counted memory traffic
+            roofline = roofline_picture.draw_after_grading(run.results, pictures_dir)
+        except Exception as exc:
+            text += f"(no roofline picture: {exc})\n"
     failed = [r.name.split("::", 1)[-1] for r in run.results if not r.passed]
     return text, {"exercise": exercise, "suites": suites, "score": score, "max_score": possible,
                   "problems": run.problems, "picture": str(picture) if picture else None, "failed": failed,
+                  "roofline": str(roofline) if roofline else None,
                   "warm": os.environ.get("GRADER_WARM_GRADING") == "1"}  # set by the warm server (grader/warm)
 
 

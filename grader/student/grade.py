@@ -55,11 +55,19 @@ def add_arguments(parser):
 
 
 def _draw_pictures(run, submission, args):
-    """({exercise: PNG path}, seconds spent drawing) for --pictures; student code runs in workers, as in grading."""
-    from grader.report import pictures  # its matplotlib waits until a picture is drawn
+    """({exercise: PNG path}, the kernel's roofline PNG or None, seconds spent drawing) for --pictures; student code
+    runs in workers, as in grading."""
+    from grader.report import pictures, roofline_picture  # their matplotlib waits until a picture is drawn
     started = time.perf_counter()
     drawn = pictures.draw_after_grading(run.results, submission, args.report_dir, args.pictures)
-    return {ex: p.path for ex, p in drawn.items() if p.path is not None}, time.perf_counter() - started
+    roofline = None
+    if args.pictures != "none":
+        try:
+            roofline = roofline_picture.draw_after_grading(run.results, args.report_dir)
+        except Exception as exc:  # an extra, as the other pictures
+            print(f"grader: could not draw the kernel's roofline (please report it): {exc!r}", file=sys.stderr)
+    return ({ex: p.path for ex, p in drawn.items() if p.path is not None}, roofline,
+            time.perf_counter() - started)
 
 
 def main(args):
@@ -101,7 +109,7 @@ def main(args):
     if args.exercise and not run.results:
         print(f"grader: the {args.suite} suite has no tests of {args.exercise}", file=sys.stderr)
         return 2
-    drawn, drawing_time = _draw_pictures(run, submission, args)
+    drawn, roofline, drawing_time = _draw_pictures(run, submission, args)
     where = submission.resolve()
     try:
         where = where.relative_to(Path.cwd())
@@ -110,6 +118,9 @@ def main(args):
     only = f", {args.exercise} only" if args.exercise else ""
     scorecard.render(run, title=f"Causal self-attention: grading {where}/ ({args.suite} suite{only})",
                      console=console, pictures=drawn)
+    if roofline is not None:
+        console.print(f"kernel roofline: {scorecard.shown_path(roofline)} (lower bounds from the memory traffic)",
+                      highlight=False)
     elapsed = time.perf_counter() - started
     if args.results:
         results.write(args.results, run, execution_time=elapsed)

@@ -235,6 +235,8 @@ def grade(exercise, suites=("public",), points=None):
             return 0.0
         _hidden_points_note(exercise, suites, verdict, points)
         _show_picture(verdict.get("picture"))  # embedded now, before the temporary folder goes
+        _show_picture(verdict.get("roofline"), "your kernel's lower bound on the GPU beside the references' (from "
+                                               "its memory traffic; not a prediction)")
     return _validated(exercise, verdict)
 
 
@@ -251,9 +253,9 @@ def _validated(exercise, verdict):
     raise AssertionError(f"{exercise}: {score:g} / {float(verdict['max_score']):g}; failing: {failed}")
 
 
-def _show_picture(path):
-    """A failing exercise's picture (yours, the reference, the difference; public inputs), embedded in the cell's
-    output, so it is in the notebook and in nbgrader's feedback HTML."""
+def _show_picture(path, caption=None):
+    """A failing exercise's picture (yours, the reference, the difference; public inputs), or the kernel's roofline,
+    embedded in the cell's output, so it is in the notebook and in nbgrader's feedback HTML."""
     if not path or not Path(path).is_file():
         return
     try:
@@ -261,5 +263,5 @@ def _show_picture(path):
     except ImportError:
         print(f"picture: {path}")
         return
-    print(f"picture of your {Path(path).stem} (yours, the reference, the difference; public inputs):")
+    print(caption or f"picture of your {Path(path).stem} (yours, the reference, the difference; public inputs):")
     display(Image(filename=path))

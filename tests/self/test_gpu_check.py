@@ -145,3 +145,36 @@ def test_a_sample_given_by_a_relative_path_builds_for_both_devices(tmp_path, mon
     (row,) = programs.samples("samples", {"vectorAdd"}, tmp_path, arch="sm_90", gpu=False, timeout=60, jobs=2)
     assert row["cpu"]["passed"] and row["cpu"]["output"] == "Test passed\n", row
     assert row["gpu"]["built"] and row["gpu"]["problem"] == "not run: no GPU", row
+
+
+NCU_CSV = '''==PROF== Connected to process 4242 (/usr/bin/python3)
+==PROF== Profiling "flash_kernel" - 0: 0%....50%....100% - 3 passes
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"
+"0","4242","python3","127.0.0.1","flash_kernel(const float *, const float *, const float *, float *, int, int)","1","7","(64, 1, 1)","(16, 12, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","nsecond","250,112"
+"0","4242","python3","127.0.0.1","flash_kernel(const float *, const float *, const float *, float *, int, int)","1","7","(64, 1, 1)","(16, 12, 1)","0","9.0","Command line profiler metrics","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","","393,216"
+"0","4242","python3","127.0.0.1","flash_kernel(const float *, const float *, const float *, float *, int, int)","1","7","(64, 1, 1)","(16, 12, 1)","0","9.0","Command line profiler metrics","l1tex__t_requests_pipe_lsu_mem_global_op_st.sum","","73,728"
+"0","4242","python3","127.0.0.1","flash_kernel(const float *, const float *, const float *, float *, int, int)","1","7","(64, 1, 1)","(16, 12, 1)","0","9.0","Command line profiler metrics","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","sector","1,000,000"
+"0","4242","python3","127.0.0.1","flash_kernel(const float *, const float *, const float *, float *, int, int)","1","7","(64, 1, 1)","(16, 12, 1)","0","9.0","Command line profiler metrics","sm__maximum_warps_per_active_cycle_pct","%","18.75"
+==PROF== Disconnected from process 4242
+'''
+
+
+def test_nsight_compute_s_csv_is_read_per_kernel_and_compared_count_by_count():
+    """Nsight Compute's --csv --print-units base output (its prefix lines skipped, thousands separators read):
+    requests of loads and stores added as the kernel report adds them; a count 10% or more off is a mismatch."""
+    from grader.dev import gpu_check_profile as counters
+    found = counters.parse_ncu(NCU_CSV)["flash_kernel"]
+    assert found["global requests"] == 466_944 and found["sectors"] == 1_000_000
+    assert found["seconds"] == pytest.approx(250.112e-6) and found["theoretical occupancy %"] == 18.75
+    cpu = {"flash_kernel": {"global requests": 466_944, "sectors": 3_244_032, "shared requests": 0, "wavefronts": 0}}
+    verdicts = {count: off for _, count, _, _, off in counters.compare(cpu, {"flash_kernel": found})}
+    assert verdicts == {"global requests": False, "sectors": True, "shared requests": False, "wavefronts": False}
+
+
+def test_without_a_gpu_the_profile_part_gives_the_runtime_s_counts_and_says_the_gpu_did_not_run():
+    from grader.dev import gpu_check_profile as counters
+    rows = counters.rows(arch="sm_90", gpu=None)
+    tiled = next(r for r in rows if r["name"].startswith("reference version 2"))
+    assert tiled["problem"] == counters.NO_GPU and tiled["gpu"] is None and not tiled["mismatch"]
+    assert tiled["cpu"]["flash_kernel"]["global requests"] == 466_944 and round(tiled["bound_us"], 1) == 104.0
+    assert "| reference version 2 (tiled) | 12x1024x64 | 104.0 | - |" in "\n".join(counters.table({"rows": rows}))

@@ -121,12 +121,76 @@ def test_the_reference_kernels_counts_match_the_hand_count():
     assert (tiled["blocks"], tiled["barriers"], tiled["touched"]) == (2, 6, 4 * 32768)
     lesson = profile.totals(profile.run(REFERENCE_KERNEL, defines=["MICROGPT_VERSION=1"]))
     assert lesson["softmax_kernel"]["sectors"] == 32 * lesson["softmax_kernel"]["global requests"]
+
+
+def test_the_report_tables_each_kernel_and_names_the_costliest_lines():
     report = profile.report(REFERENCE_KERNEL, REFERENCE_KERNEL)
     q_line = next(n for n, line in enumerate(REFERENCE_KERNEL.read_text().splitlines(), 1) if "q[d] = i < T ? Q[" in line)
     q_code = " ".join(REFERENCE_KERNEL.read_text().splitlines()[q_line - 1].split())[:100]
     assert (f"line {q_line} ({q_code}): consecutive threads read addresses 256 bytes apart, 32.0 sectors a request "
             "where 4.0 would do") in report, report
-    assert "the lesson's four kernels: softmax_kernel: " in report and "32.0 sectors each" in report
+    assert "scaled exactly to 12x1024x64" in report
+    rows = {f"{label} {line.split()[len(label.split())]}": line.split()[len(label.split()) + 1:]
+            for line in report.splitlines() for label in ("lesson's", "tiled ref.") if line.startswith(f"  {label} ")}
+    # the softmax's lanes read rows 4 KiB apart: 32 sectors a request where 4 would hold them; 32 lanes active
+    assert rows["lesson's softmax_kernel"][:3] == ["1.2M", "32.0", "4.0"] and rows["lesson's softmax_kernel"][5] == "32.0"
+    # 466,944 requests at 12x1024x64 (see the scaling test), broadcasts from shared memory: 1 wavefront each
+    assert rows["tiled ref. flash_kernel"][0] == "467k" and rows["tiled ref. flash_kernel"][4] == "1.0"
+    assert "tiled ref.: at least 104.0 µs, bound by L1 traffic" in report
+
+
+def test_counts_scaled_from_the_small_runs_are_those_of_a_run_at_the_larger_shape():
+    """scale() fits each count as heads x a quadratic in T through T = 64, 128, 192 and checks it at T = 256; its
+    answer at 1 x 512 x 64 must be exactly what a profiled run there counts, for both reference versions."""
+    for version in (2, 1):
+        defines = [f"MICROGPT_VERSION={version}"]
+        measured = profile.measure(REFERENCE_KERNEL, defines=defines)
+        scaled, why = profile.scale(measured.profiles, (1, 512, 64))
+        assert why is None
+        direct = profile.totals(profile.run(REFERENCE_KERNEL, defines=defines, shape=(1, 512, 64)))
+        assert {k: {c: direct[k][c] for c in profile.SCALED} for k in direct} == scaled
+
+
+def _profile_of(sectors_by_run):
+    return [profile.Profile([profile.Site("k", "global", "load", "", n, n, n, n, 4 * n)], {}) for n in sectors_by_run]
+
+
+def test_counts_that_do_not_grow_as_heads_times_a_quadratic_are_not_scaled():
+    # q(n) = 10 n^2 + 3 n + 7 at n = 1..4, two heads at n = 1 twice one: scaled to T = 1024 (n = 16) x 12 heads
+    q = lambda n: 10 * n * n + 3 * n + 7  # noqa: E731
+    scaled, why = profile.scale(_profile_of([q(1), 2 * q(1), q(2), q(3), q(4)]))
+    assert why is None and scaled["k"]["sectors"] == 12 * q(16)
+    # a cube in T (a kernel re-reading every row for every pair) is caught at T = 256
+    scaled, why = profile.scale(_profile_of([1, 2, 8, 27, 64]))
+    assert scaled is None and "quadratic" in why
+    # two heads sharing work (a grid over heads x T rounded up to whole blocks)
+    scaled, why = profile.scale(_profile_of([5, 9, 20, 45, 80]))
+    assert scaled is None and "2 heads" in why
+
+
+def test_the_kernel_bound_is_its_l1_traffic_where_that_exceeds_the_problem_s():
+    """The tiled kernel at 12 x 1024 x 64 reads K and V back from shared memory as 26,370,048 wavefronts (one warp
+    request each: every lane reads the same word) and makes 3,244,032 global sectors: 26,370,048 + 811,008 = 27.18M
+    L1 clocks over an H100's 132 SMs at 1.98 GHz, 104.0 µs, above the problem's own 24.1 µs of FP32 arithmetic.
+    The lesson's kernels, 933M sectors: 893 µs."""
+    from grader.cuda import gpus
+    h100 = gpus.table()["H100"]
+    tiled = profile.measure(REFERENCE_KERNEL, defines=["MICROGPT_VERSION=2"])
+    seconds, binding, parts = profile.bound(tiled, h100)
+    assert binding == "L1 traffic" and round(seconds * 1e6, 1) == 104.0 and round(parts["FP32 arithmetic"] * 1e6, 1) == 24.1
+    lesson = profile.measure(REFERENCE_KERNEL, defines=["MICROGPT_VERSION=1"])
+    assert round(profile.bound(lesson, h100)[0] * 1e6) == 893
+
+
+def test_the_roofline_picture_places_each_version(tmp_path):
+    from grader.cuda import gpus
+    from grader.report import roofline_picture
+    versions = [(label, profile.measure(REFERENCE_KERNEL, defines=[f"MICROGPT_VERSION={v}"]))
+                for label, v in (("yours", 1), ("tiled ref.", 2), ("lesson's", 1))]
+    data = profile.roofline_points(versions, gpus.table()["H100"])
+    assert data["points"]["yours"] == data["points"]["lesson's"] and data["compulsory_bytes"] == 12_582_912
+    path = roofline_picture.draw(data, tmp_path / "roofline.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 20_000
 
 
 def test_the_lower_bound_is_the_arithmetic_or_the_compulsory_traffic_at_the_gpu_s_peaks():
@@ -146,11 +210,11 @@ def test_the_lower_bound_is_the_arithmetic_or_the_compulsory_traffic_at_the_gpu_
 
 def test_the_lesson_s_kernels_move_far_more_than_the_tiled_one():
     """The four kernels write the (T, T) scores and read them back three times; the tiled kernel keeps them on
-    chip: the difference a GPU's DRAM counters show, here in L1/L2 bytes against the problem's compulsory ones."""
-    tiled = profile.traffic_words(profile.run(REFERENCE_KERNEL, defines=["MICROGPT_VERSION=2"]))
-    lesson = profile.traffic_words(profile.run(REFERENCE_KERNEL, defines=["MICROGPT_VERSION=1"]))
-    ratio = lambda words: float(words.split(", ")[1].split("x")[0])  # noqa: E731
-    assert ratio(tiled) < 10 < 100 < ratio(lesson), (tiled, lesson)
+    chip: the difference a GPU's counters show, here in bytes through L1 against the problem's compulsory ones."""
+    from grader.cuda import roofline
+    tiled = profile.measure(REFERENCE_KERNEL, defines=["MICROGPT_VERSION=2"]).l1_bytes()
+    lesson = profile.measure(REFERENCE_KERNEL, defines=["MICROGPT_VERSION=1"]).l1_bytes()
+    assert 8 * tiled < lesson and tiled > roofline.compulsory_bytes(profile.TARGET)
 
 
 def test_atomics_and_barriers_are_counted_per_kernel(known):
@@ -158,3 +222,25 @@ def test_atomics_and_barriers_are_counted_per_kernel(known):
     block to out[0] (24 on global memory); two barriers a block."""
     counting = known.kernels["counting"]
     assert (counting.blocks, counting.barriers, counting.atomics, counting.shared_atomics) == (3, 6, 120, 96)
+
+
+def test_make_grade_shows_a_correct_kernel_s_table_and_draws_its_roofline(tmp_path):
+    """`grade` with the profile on (as a student's `make grade`): the kernel report's table and bounds, and the
+    roofline picture in the report folder, named on the scorecard."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from grader.common.layout import ROOT
+    submission = tmp_path / "sub"
+    submission.mkdir()
+    shutil.copy(REFERENCE_KERNEL, submission / "microgpt_cuda.cu")
+    shutil.copy(ROOT / "solutions" / "attention.py", submission / "attention.py")
+    env = dict(os.environ, GRADER_PROFILE="on", GRADER_WARM="off")
+    proc = subprocess.run([sys.executable, "-m", "grader", "grade", "--submission", str(submission), "--exercise",
+                           "cuda_kernel", "--report-dir", str(tmp_path / "report")], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "kernel                          global sect/req" in proc.stdout
+    assert "yours: at least 104.0 µs, bound by L1 traffic" in proc.stdout
+    assert (tmp_path / "report" / "cuda_kernel_roofline.png").is_file() and "cuda_kernel_roofline.png" in proc.stdout
