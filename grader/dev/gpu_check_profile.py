@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from grader.common.layout import REFERENCE_KERNEL, ROOT
-from grader.cuda import build as cuda_build, nvcc, profile
+from grader.cuda import build as cuda_build, nvcc, profile, traffic_report
 
 NO_GPU = "not run: no GPU"
 NO_NCU = "not run: no Nsight Compute (ncu) on this machine"
@@ -125,7 +125,7 @@ def rows(*, arch, gpu):
             counts, shape, why = measured.counts()
             row["cpu"] = {k: {c: v[c] for c in COMPARED} for k, v in counts.items()}
             row["shape"] = list(shape)  # the GPU runs at the same shape
-            row["bound_us"] = profile.bound(measured, gpus.chosen())[0] * 1e6
+            row["bound_us"] = traffic_report.bound(measured, gpus.chosen())[0] * 1e6
             if why:
                 row["problem"] = f"the runtime's counts are at {shape}: {why}"
         except Exception as exc:

@@ -133,14 +133,14 @@ def check_kernel(kernel, Q, K, V, *, what, order="forward", timing=False):
 def _note_memory_traffic(kernel):
     """The kernel report's memory traffic (grader/cuda/profile.py), for a kernel that has just proved correct: a
     courtesy, never a reason to fail the test."""
-    from grader.cuda import profile
+    from grader.cuda import profile, traffic_report
     from grader.common.layout import REFERENCE_KERNEL
     if not profile.wanted():
         return
     try:
         from grader.cuda import gpus
-        versions = profile.measured_versions(kernel.source, REFERENCE_KERNEL)
-        records.add_note("cuda_kernel", profile.report(kernel.source, versions=versions))
-        records.add_data("roofline", profile.roofline_points(versions, gpus.chosen()))  # the picture's
+        versions = traffic_report.measured_versions(kernel.source, REFERENCE_KERNEL)
+        records.add_note("cuda_kernel", traffic_report.report(kernel.source, versions=versions))
+        records.add_data("roofline", traffic_report.roofline_points(versions, gpus.chosen()))  # the picture's
     except Exception as exc:  # a profiled build or run that fails says so in one line
         records.add_note("cuda_kernel", f"(memory traffic not counted: {str(exc).strip().splitlines()[0][:300]})")

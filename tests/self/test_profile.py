@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from grader.common.layout import REFERENCE_KERNEL
-from grader.cuda import build as cuda_build, profile
+from grader.cuda import build as cuda_build, profile, traffic_report
 
 KNOWN = r"""
 #include <cuda_runtime.h>
@@ -124,7 +124,7 @@ def test_the_reference_kernels_counts_match_the_hand_count():
 
 
 def test_the_report_tables_each_kernel_and_names_the_costliest_lines():
-    report = profile.report(REFERENCE_KERNEL, REFERENCE_KERNEL)
+    report = traffic_report.report(REFERENCE_KERNEL, REFERENCE_KERNEL)
     q_line = next(n for n, line in enumerate(REFERENCE_KERNEL.read_text().splitlines(), 1) if "q[d] = i < T ? Q[" in line)
     q_code = " ".join(REFERENCE_KERNEL.read_text().splitlines()[q_line - 1].split())[:100]
     assert (f"line {q_line} ({q_code}): consecutive threads read addresses 256 bytes apart, 32.0 sectors a request "
@@ -176,10 +176,10 @@ def test_the_kernel_bound_is_its_l1_traffic_where_that_exceeds_the_problem_s():
     from grader.cuda import gpus
     h100 = gpus.table()["H100"]
     tiled = profile.measure(REFERENCE_KERNEL, defines=["MICROGPT_VERSION=2"])
-    seconds, binding, parts = profile.bound(tiled, h100)
+    seconds, binding, parts = traffic_report.bound(tiled, h100)
     assert binding == "L1 traffic" and round(seconds * 1e6, 1) == 104.0 and round(parts["FP32 arithmetic"] * 1e6, 1) == 24.1
     lesson = profile.measure(REFERENCE_KERNEL, defines=["MICROGPT_VERSION=1"])
-    assert round(profile.bound(lesson, h100)[0] * 1e6) == 893
+    assert round(traffic_report.bound(lesson, h100)[0] * 1e6) == 893
 
 
 def test_the_roofline_picture_places_each_version(tmp_path):
@@ -187,7 +187,7 @@ def test_the_roofline_picture_places_each_version(tmp_path):
     from grader.report import roofline_picture
     versions = [(label, profile.measure(REFERENCE_KERNEL, defines=[f"MICROGPT_VERSION={v}"]))
                 for label, v in (("yours", 1), ("tiled ref.", 2), ("lesson's", 1))]
-    data = profile.roofline_points(versions, gpus.table()["H100"])
+    data = traffic_report.roofline_points(versions, gpus.table()["H100"])
     assert data["points"]["yours"] == data["points"]["lesson's"] and data["compulsory_bytes"] == 12_582_912
     path = roofline_picture.draw(data, tmp_path / "roofline.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 20_000
