@@ -11,12 +11,16 @@ SUBMISSION ?= exercises
 SUITE ?= public
 ARGS ?=
 EX ?=
+# `make grade LANG=sv`: LANG given to make (not the environment's locale, which the grader reads by itself)
+LANG_ARG = $(if $(filter command line,$(origin LANG)),--lang $(LANG))
+COURSE_LANG ?=
 
-.PHONY: report test-browser browser-deps dask-scheduler dask-worker cuda-samples gpu-check gpu-check-carry grade test test-corpus test-class exercises controls bench venv system-deps clean help release autograde gradescope doctor needs
+.PHONY: report test-browser browser-deps dask-scheduler dask-worker cuda-samples gpu-check gpu-check-carry grade test test-corpus test-class exercises controls bench venv system-deps clean help release autograde gradescope doctor needs messages
 
 help:
 	@echo "make grade [SUBMISSION=DIR] [SUITE=public|hidden|all]  grade a submission (default: exercises/)"
 	@echo "make grade EX=row_softmax                               grade one exercise (pictures: grade-report/)"
+	@echo "make grade LANG=sv                                      the scorecard in Swedish (zh, sv, ja, en; else the locale's)"
 	@echo "make test                                               the grader's self-tests"
 	@echo "make doctor                                             check this machine for what grading needs"
 	@echo "make test-corpus / make test-class                      the adversarial corpus / an nbgrader class (CI runs both)"
@@ -26,9 +30,10 @@ help:
 	@echo "make cuda-samples SAMPLES=PATH [ARGS=--only vectorAdd]  NVIDIA's cuda-samples (a checkout) on the CPU runtime"
 	@echo "make gpu-check [SAMPLES=PATH]                           the GPU check (docs/gpu-check.md); no GPU: its CPU side"
 	@echo "make gpu-check-carry SAMPLES=PATH                       .gpucheck/, what the device machine needs for it"
-	@echo "make release                                            nbgrader course + student repository (build/)"
+	@echo "make release [COURSE_LANG=ja]                           nbgrader course + student repository (build/), in a language"
 	@echo "make autograde [JOBS=N] [ARGS=--collect]                (collect,) autograde build/course/submitted, feedback, grades.csv"
-	@echo "make gradescope                                         build/gradescope/autograder.zip"
+	@echo "make gradescope [COURSE_LANG=ja]                        build/gradescope/autograder.zip"
+	@echo "make messages                                           update the catalogs of the grader's words (grader/locale)"
 	@echo "make report [RESULTS=DIR]                               the class report (build/course/report.html)"
 	@echo "make test-browser                                       the report and the notebook in headless chromium"
 	@echo "make dask-scheduler [PORT=8786]                         a Dask cluster's scheduler, for batch --scheduler (docs/dask.md)"
@@ -53,19 +58,24 @@ venv: $(STAMP)
 
 # The CPU runtime for CUDA kernels (csrc/cuda_cpu) needs a C++20 compiler and Boost.Context.
 BOOST_CONTEXT := /usr/include/boost/context/fiber.hpp
+# Pictures in Chinese or Japanese need a font with their glyphs (grader/report/fonts.py)
+CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 # Workers run in bubblewrap boxes (grader/sandbox/bubblewrap.py); without bwrap grading falls back to a reduced
 # fence and says so.
 system-deps:
 	@test -f $(BOOST_CONTEXT) || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq libboost-context-dev g++; \
 	  else echo "Boost.Context is missing: run 'sudo apt-get install libboost-context-dev g++'" >&2; exit 1; fi; }
+	@test -f $(CJK_FONT) || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq fonts-wqy-microhei; \
+	  else echo "no CJK font (pictures in Chinese or Japanese are drawn in English): run 'sudo apt-get install fonts-wqy-microhei'" >&2; fi; }
 	@command -v bwrap >/dev/null || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq bubblewrap; \
 	  else echo "bubblewrap is missing (grading works, with reduced isolation): run 'sudo apt-get install bubblewrap'" >&2; fi; }
 
 grade: $(STAMP)
 	@$(MAKE) -s system-deps || echo "(until then the CUDA kernel cannot be graded here; the Python exercises can)" >&2
-	@$(PY) -m grader grade --warm --submission $(SUBMISSION) --suite $(SUITE) $(if $(EX),--exercise $(EX)) $(ARGS)
+	@$(PY) -m grader grade --warm --submission $(SUBMISSION) --suite $(SUITE) $(if $(EX),--exercise $(EX)) $(LANG_ARG) $(ARGS)
 
 # The self-tests start a few hundred Python processes: their bytecode is cached under build/ (with
 # PYTHONDONTWRITEBYTECODE set, as on the CI machine, each would compile the grader anew: ~0.08 s apiece).
@@ -120,13 +130,16 @@ needs: $(STAMP)
 	@$(PY) -m grader doctor --quiet
 
 release: $(STAMP) needs
-	$(PY) -m grader release --course $(COURSE) $(ARGS)
+	$(PY) -m grader release --course $(COURSE) $(if $(COURSE_LANG),--lang $(COURSE_LANG)) $(ARGS)
 
 autograde: $(STAMP) needs
 	$(PY) -m grader autograde --course $(COURSE) --jobs $(JOBS) $(ARGS)
 
 gradescope: $(STAMP) needs
-	$(PY) -m grader gradescope $(ARGS)
+	$(PY) -m grader gradescope $(if $(COURSE_LANG),--lang $(COURSE_LANG)) $(ARGS)
+
+messages: $(STAMP)
+	$(PY) -m grader messages $(ARGS)
 
 # the class report from an autograded course (COURSE), or from batch results (RESULTS=DIR: <student>/results.json)
 RESULTS ?=

@@ -55,6 +55,8 @@ COMMANDS = (
     Command("controls", "grader.dev.controls", MAINTAINER,
             "grade every known-wrong submission against the score it must get (make controls)"),
     Command("bench", "grader.dev.bench", MAINTAINER, "time grading the reference (make bench)"),
+    Command("messages", "grader.dev.messages", MAINTAINER,
+            "update the catalogs of the grader's words in each language from the code (make messages)"),
     Command("bench-batch", "grader.dev.bench_batch", MAINTAINER,
             "time batch grading of a class, --jobs 2 against --jobs 1"),
     Command("cuda-samples", "grader.dev.cuda_samples", MAINTAINER,

@@ -18,11 +18,12 @@ std::string describe_waits(const std::vector<Thread>& ts) {
         std::pair<State, int> where{t.state, t.line};
         if (std::find(seen.begin(), seen.end(), where) != seen.end() || seen.size() >= 4) continue;
         seen.push_back(where);
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "%sthread (%u,%u,%u) waits at %s on line %d", out.empty() ? "" : "; ",
-                      t.coords.tid.x, t.coords.tid.y, t.coords.tid.z,
-                      t.state == State::AtBarrier ? "__syncthreads()" : "a warp collective", t.line);
-        out += buf;
+        char buf[200], what[64];
+        if (t.state == State::AtBarrier) std::snprintf(what, sizeof what, "__syncthreads()");
+        else said_words(what, sizeof what, WORDS("a warp collective"));
+        said(buf, sizeof buf, "thread (%u,%u,%u) waits at %s on line %d", t.coords.tid.x, t.coords.tid.y,
+             t.coords.tid.z, what, t.line);
+        out += (out.empty() ? "" : "; ") + std::string(buf);
     }
     return out;
 }
@@ -39,13 +40,12 @@ void warn_if_some_returned(const std::vector<Thread>& ts, uint3 bidx, int barrie
             if (!example) example = &t;
         }
     if (done == 0 || call.warned_early_return.exchange(true)) return;
-    char buf[480];
-    std::snprintf(buf, sizeof buf,
-                  "warning: in block (%u,%u,%u), %zu of %zu threads (thread (%u,%u,%u) first) had returned before the "
-                  "__syncthreads() on line %d that the rest of the block waited at. It runs here (and on current "
-                  "GPUs exited threads count as arrived), but CUDA leaves a barrier that not every thread of the "
-                  "block reaches undefined: keep every thread alive until the last barrier and guard the work "
-                  "with an if instead of returning early.",
+    char buf[700];
+    said(buf, sizeof buf,
+         "warning: in block (%u,%u,%u), %zu of %zu threads (thread (%u,%u,%u) first) had returned before the "
+         "__syncthreads() on line %d that the rest of the block waited at. It runs here (and on current GPUs exited "
+         "threads count as arrived), but CUDA leaves a barrier that not every thread of the block reaches undefined: "
+         "keep every thread alive until the last barrier and guard the work with an if instead of returning early.",
                   bidx.x, bidx.y, bidx.z, done, ts.size(), example->coords.tid.x, example->coords.tid.y,
                   example->coords.tid.z, barrier_line);
     call.warn(buf);

@@ -24,7 +24,7 @@ void CallState::fail(const std::string& message, cudaError_t code) {
     if (first_failure.empty()) {
         first_failure = message;
         failure_code = code;
-        error_message = message;
+        error_message = plain_words(message);  // cudaGetErrorString's: the student's code prints it
         message_code = code;
     }
     last_error = failure_code;
@@ -38,7 +38,7 @@ cudaError_t CallState::sticky() {
 void CallState::set_error(cudaError_t err, const char* message) {
     std::lock_guard<std::mutex> lock(mutex);
     last_error = err;
-    error_message = message;
+    error_message = plain_words(message);
     message_code = err;
 }
 
@@ -52,7 +52,7 @@ void CallState::warn(const char* text) {
 void CallState::refuse(cudaError_t err, const char* message) {
     std::lock_guard<std::mutex> lock(mutex);
     last_error = err;
-    error_message = message;
+    error_message = plain_words(message);
     message_code = err;
     if (first_refusal.empty()) first_refusal = message;
 }
@@ -84,16 +84,19 @@ cudaError_t copy_kind_refused(void* dst, const void* src, size_t bytes, cudaMemc
     if (bytes == 0) return cudaSuccess;
     bool to_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
     bool from_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
-    const char* side = to_device && space_of(dst) == Space::pageable ? "destination"
-                       : from_device && space_of(src) == Space::pageable ? "source" : nullptr;
-    if (side == nullptr) return cudaSuccess;
+    bool destination = to_device && space_of(dst) == Space::pageable;
+    if (!destination && !(from_device && space_of(src) == Space::pageable)) return cudaSuccess;
     static const char* names[] = {"cudaMemcpyHostToHost", "cudaMemcpyHostToDevice", "cudaMemcpyDeviceToHost",
                                   "cudaMemcpyDeviceToDevice", "cudaMemcpyDefault"};
-    char message[500];
-    std::snprintf(message, sizeof message, "a copy with %s whose %s is not device memory (a host pointer: from "
-                  "malloc, new or the stack): a GPU refuses it with cudaErrorInvalidValue and copies nothing. Pass "
-                  "a pointer from cudaMalloc there, or the kind that matches the pointers (or cudaMemcpyDefault)",
-                  names[kind >= 0 && kind <= 4 ? kind : 4], side);
+    char message[700];
+    said(message, sizeof message, destination
+         ? WORDS("a copy with %s whose destination is not device memory (a host pointer: from malloc, new or the "
+                 "stack): a GPU refuses it with cudaErrorInvalidValue and copies nothing. Pass a pointer from "
+                 "cudaMalloc there, or the kind that matches the pointers (or cudaMemcpyDefault)")
+         : WORDS("a copy with %s whose source is not device memory (a host pointer: from malloc, new or the stack): a "
+                 "GPU refuses it with cudaErrorInvalidValue and copies nothing. Pass a pointer from cudaMalloc "
+                 "there, or the kind that matches the pointers (or cudaMemcpyDefault)"),
+         names[kind >= 0 && kind <= 4 ? kind : 4]);
     call.set_error(cudaErrorInvalidValue, message);
     call.warn(message);
     return cudaErrorInvalidValue;

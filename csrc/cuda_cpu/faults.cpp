@@ -68,23 +68,27 @@ void on_fault(int sig, siginfo_t* info, void* context) {
     char what[400], who[160], msg[700];
     uintptr_t addr = reinterpret_cast<uintptr_t>(info->si_addr);
     if (sig == SIGFPE) {
-        std::snprintf(what, sizeof what, "integer division by zero (SIGFPE)");
+        said(what, sizeof what, "integer division by zero (SIGFPE)");
     } else if (!describe_address(info->si_addr, write, know_write, what, sizeof what) &&
                !describe_shared_address(info->si_addr, write, know_write, what, sizeof what)) {
         if (sp && addr + kNearStack > sp && addr < sp + kNearStack)
-            std::snprintf(what, sizeof what, "stack overflow: the thread used more than its stack (64 KiB per CUDA "
-                          "thread here); large per-thread arrays or deep recursion belong in shared or global memory");
-        else
-            std::snprintf(what, sizeof what, "%s an address outside every buffer (%p)",
-                          !know_write ? "accessed" : write ? "wrote to" : "read from", info->si_addr);
+            said(what, sizeof what, "stack overflow: the thread used more than its stack (64 KiB per CUDA thread "
+                 "here); large per-thread arrays or deep recursion belong in shared or global memory");
+        else {
+            const char* f[] = {WORDS("accessed an address outside every buffer (%p)"),
+                               WORDS("wrote to an address outside every buffer (%p)"),
+                               WORDS("read from an address outside every buffer (%p)")};
+            said(what, sizeof what, f[!know_write ? 0 : write ? 1 : 2], info->si_addr);
+        }
     }
     if (here != nullptr)
-        std::snprintf(who, sizeof who, "thread (%u,%u,%u) of block (%u,%u,%u)", here->tid.x, here->tid.y, here->tid.z,
-                      here->bid.x, here->bid.y, here->bid.z);
+        said(who, sizeof who, "thread (%u,%u,%u) of block (%u,%u,%u)", here->tid.x, here->tid.y, here->tid.z,
+             here->bid.x, here->bid.y, here->bid.z);
     else
-        std::snprintf(who, sizeof who, "the host code (outside any kernel)");
-    int len = std::snprintf(msg, sizeof msg, "%s, in %s\n@pc 0x%lx\n", what, who,
-                            static_cast<unsigned long>(pc >= library_base ? pc - library_base : 0));
+        said(who, sizeof who, "the host code (outside any kernel)");
+    int said_len = said(msg, sizeof msg, "%s, in %s", what, who);  // then where, for the grader (replies.py)
+    int len = said_len + std::snprintf(msg + said_len, sizeof msg - said_len, "\n@pc 0x%lx\n",
+                                       static_cast<unsigned long>(pc >= library_base ? pc - library_base : 0));
     if (fault_fd >= 0 && len > 0) {
         ssize_t ignored = ::write(fault_fd, msg, static_cast<size_t>(len) < sizeof msg ? len : sizeof msg - 1);
         (void)ignored;
@@ -110,9 +114,9 @@ void prepare_thread_for_faults() {
 
 void launched_from_a_kernel(int line) {
     char message[300];
-    std::snprintf(message, sizeof message, "a kernel launched from a kernel (dynamic parallelism) is not emulated by the "
-                  "CPU runtime (your line %d, in thread (%u,%u,%u) of block (%u,%u,%u)); launch it from host code "
-                  "after the first kernel", line, here->tid.x, here->tid.y, here->tid.z, here->bid.x, here->bid.y,
+    said(message, sizeof message, "a kernel launched from a kernel (dynamic parallelism) is not emulated by the CPU "
+         "runtime (your line %d, in thread (%u,%u,%u) of block (%u,%u,%u)); launch it from host code after the first "
+         "kernel", line, here->tid.x, here->tid.y, here->tid.z, here->bid.x, here->bid.y,
                   here->bid.z);
     fail_launch(message);
     throw ThreadStopped{};
@@ -152,8 +156,8 @@ void cuda_cpu_assert_fail(const char* expr, const char* file, int line, const ch
     std::printf("%s:%d: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file, line, signature,
                 c->bid.x, c->bid.y, c->bid.z, c->tid.x, c->tid.y, c->tid.z, expr);
     std::fflush(stdout);  // a GPU prints it at the next synchronization, before any later host output
-    std::snprintf(message, sizeof message, "assert(%s) failed at %s:%d in thread (%u,%u,%u) of block (%u,%u,%u): the "
-                  "kernel stops there, as on a GPU, and every later CUDA call returns cudaErrorAssert", expr, file,
+    cuda_cpu::said(message, sizeof message, "assert(%s) failed at %s:%d in thread (%u,%u,%u) of block (%u,%u,%u): the kernel "
+         "stops there, as on a GPU, and every later CUDA call returns cudaErrorAssert", expr, file,
                   line, c->tid.x, c->tid.y, c->tid.z, c->bid.x, c->bid.y, c->bid.z);
     cuda_cpu::fail_launch(message, cudaErrorAssert);
     throw cuda_cpu::ThreadStopped{};
@@ -166,8 +170,8 @@ void cuda_cpu_trap(const char* file, int line) {
         std::abort();
     }
     char message[300];
-    std::snprintf(message, sizeof message, "__trap() at %s:%d in thread (%u,%u,%u) of block (%u,%u,%u) stopped the "
-                  "kernel (cudaErrorLaunchFailure)", file, line, c->tid.x, c->tid.y, c->tid.z, c->bid.x, c->bid.y,
+    cuda_cpu::said(message, sizeof message, "__trap() at %s:%d in thread (%u,%u,%u) of block (%u,%u,%u) stopped the kernel "
+         "(cudaErrorLaunchFailure)", file, line, c->tid.x, c->tid.y, c->tid.z, c->bid.x, c->bid.y,
                   c->bid.z);
     cuda_cpu::fail_launch(message, cudaErrorLaunchFailure);
     throw cuda_cpu::ThreadStopped{};
@@ -210,11 +214,11 @@ void plain_type_name(const char* name, char* out, size_t n) {
 }
 
 const char* access_words(unsigned char kind) {
-    switch (kind) {
-        case 0: return "read";
-        case 1: return "wrote";
-        case 3: case 4: return "used a member of";
-        default: return "used";
+    switch (kind) {  // said() on their own (words.cpp): the message that takes one renders it first
+        case 0: return WORDS("read");
+        case 1: return WORDS("wrote");
+        case 3: case 4: return WORDS("used a member of");
+        default: return WORDS("used");
     }
 }
 }  // namespace
@@ -231,12 +235,14 @@ extern "C" void __ubsan_handle_type_mismatch_v1(MisalignedAccess* data, uintptr_
     char type[64];
     plain_type_name(data->type ? data->type->name : "?", type, sizeof type);
     char message[700];
-    std::snprintf(message, sizeof message, "misaligned address: at %s:%u, thread (%u,%u,%u) of block (%u,%u,%u) %s "
-                  "a %s at %p, which is not a multiple of %lu bytes (a %s must start at one). A GPU stops the kernel "
-                  "there with cudaErrorMisalignedAddress, and every later CUDA call returns it. Vector types (float2, "
-                  "float4) need an index that is a multiple of their width, and a row that starts aligned (a padded "
-                  "shared row: pad by 4 floats, not 1)", data->where.file ? data->where.file : "?", data->where.line,
-                  c->tid.x, c->tid.y, c->tid.z, c->bid.x, c->bid.y, c->bid.z, access_words(data->access_kind), type,
+    char verb[64];
+    cuda_cpu::said_words(verb, sizeof verb, access_words(data->access_kind));
+    cuda_cpu::said(message, sizeof message, "misaligned address: at %s:%u, thread (%u,%u,%u) of block (%u,%u,%u) %s a %s at %p, "
+         "which is not a multiple of %lu bytes (a %s must start at one). A GPU stops the kernel there with "
+         "cudaErrorMisalignedAddress, and every later CUDA call returns it. Vector types (float2, float4) need an "
+         "index that is a multiple of their width, and a row that starts aligned (a padded shared row: pad by 4 "
+         "floats, not 1)", data->where.file ? data->where.file : "?", data->where.line,
+         c->tid.x, c->tid.y, c->tid.z, c->bid.x, c->bid.y, c->bid.z, verb, type,
                   reinterpret_cast<void*>(pointer), alignment, type);
     cuda_cpu::fail_launch(message, cudaErrorMisalignedAddress);
     cuda_cpu::stop_thread_now();

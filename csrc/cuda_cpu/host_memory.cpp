@@ -8,8 +8,8 @@
 // cudaMallocHost and cudaHostAlloc are macros (cuda_cpu.h), so that the buffer can be named by its line.
 cudaError_t cuda_cpu_malloc_host(void** p, int line, size_t bytes, unsigned) {
     if (p == nullptr) return cudaErrorInvalidValue;
-    char name[64];
-    std::snprintf(name, sizeof name, "the pinned host buffer from line %d", line);
+    char name[80];
+    cuda_cpu::said(name, sizeof name, "the pinned host buffer from line %d", line);
     *p = cuda_cpu::guarded_alloc(bytes, name, true, cuda_cpu::Space::pinned_host);
     return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }

@@ -35,6 +35,17 @@ struct CallState {
 };
 extern CallState call;
 
+// words.cpp: a message the grader shows in the student's language: like snprintf, but the English format and each
+// argument are kept apart for the grader's catalogs (grader/sandbox/runtime_words.py renders it)
+int said(char* out, size_t n, const char* format, ...) __attribute__((format(printf, 3, 4)));
+std::string saying(const char* format, ...) __attribute__((format(printf, 1, 2)));
+// a said() message as plain English, for what the student's own code sees (cudaGetErrorString, printed text)
+std::string plain_words(const std::string& text);
+// words picked from a table (WORDS), with no conversions: a message of its own
+int said_words(char* out, size_t n, const char* words);
+// a format said() is handed from a table (one sentence per case): marked for the catalogs
+#define WORDS(format) format
+
 // Fail the running launch (and, as on a GPU, every later one of this call) with a message.
 void fail_launch(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
 // shared_memory.cpp: a __shared__ variable at namespace scope was bound (as the library loaded): the message

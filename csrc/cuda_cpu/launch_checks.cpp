@@ -46,11 +46,15 @@ std::string base_name(std::string name) {  // "attn::flash<64>" -> "flash": how 
 }
 
 void refuse(const cuda_cpu::LaunchConfig& cfg, cudaError_t code, const char* what, const char* fix) {
-    char message[1200];
-    std::snprintf(message, sizeof message, "launch refused: your launch%s%s at line %d %s. The %s (the GPU this "
-                  "runtime stands for) refuses it with %s and the kernel does not run (nothing it would write is "
-                  "written). %s", cfg.kernel ? " of " : "",
-                  cfg.kernel ? cfg.kernel : "", cfg.line, what, cuda_cpu::gpu_name(), cudaGetErrorName(code), fix);
+    char message[1600];
+    if (cfg.kernel)
+        cuda_cpu::said(message, sizeof message, "launch refused: your launch of %s at line %d %s. The %s (the GPU this "
+                       "runtime stands for) refuses it with %s and the kernel does not run (nothing it would write is "
+                       "written). %s", cfg.kernel, cfg.line, what, cuda_cpu::gpu_name(), cudaGetErrorName(code), fix);
+    else
+        cuda_cpu::said(message, sizeof message, "launch refused: your launch at line %d %s. The %s (the GPU this "
+                       "runtime stands for) refuses it with %s and the kernel does not run (nothing it would write is "
+                       "written). %s", cfg.line, what, cuda_cpu::gpu_name(), cudaGetErrorName(code), fix);
     cuda_cpu::call.refuse(code, message);
 }
 
@@ -94,8 +98,8 @@ cudaError_t func_set_attribute(const char* kernel, cudaFuncAttribute attr, int v
     if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize) return cudaSuccess;  // a carveout is only a preference
     if (value < 0 || static_cast<size_t>(value) > device().sharedMemPerBlockOptin) {
         char message[400];
-        std::snprintf(message, sizeof message, "cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize,"
-                      " %d): the %s allows at most %zu bytes of shared memory per block (cudaErrorInvalidValue)",
+        said(message, sizeof message, "cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %d): the "
+             "%s allows at most %zu bytes of shared memory per block (cudaErrorInvalidValue)",
                       kernel ? kernel : "...", value, gpu_name(), device().sharedMemPerBlockOptin);
         call.refuse(cudaErrorInvalidValue, message);
         return cudaErrorInvalidValue;
@@ -111,29 +115,31 @@ cudaError_t func_set_attribute(const char* kernel, cudaFuncAttribute attr, int v
 bool launch_allowed(const LaunchConfig& cfg) {
     const cudaDeviceProp& p = device();
     const dim3 &b = cfg.block, &g = cfg.grid;
-    char what[400], fix[400];
+    char what[600], fix[600];
     unsigned long long threads = 1ull * b.x * b.y * b.z, blocks = 1ull * g.x * g.y * g.z;
     if (threads == 0 || blocks == 0) {
-        std::snprintf(what, sizeof what, "asks for %s of (%u, %u, %u)", threads == 0 ? "blocks" : "a grid",
-                      threads == 0 ? b.x : g.x, threads == 0 ? b.y : g.y, threads == 0 ? b.z : g.z);
-        refuse(cfg, cudaErrorInvalidConfiguration, what, "Every dimension of the grid and of the block must be at "
-               "least 1: check the size computation (a size rounded down to 0?).");
+        said(what, sizeof what, threads == 0 ? WORDS("asks for blocks of (%u, %u, %u)") : WORDS("asks for a grid of "
+             "(%u, %u, %u)"), threads == 0 ? b.x : g.x, threads == 0 ? b.y : g.y, threads == 0 ? b.z : g.z);
+        said(fix, sizeof fix, "Every dimension of the grid and of the block must be at least 1: check the size "
+             "computation (a size rounded down to 0?).");
+        refuse(cfg, cudaErrorInvalidConfiguration, what, fix);
         return false;
     }
     if (threads > static_cast<unsigned>(p.maxThreadsPerBlock) || b.x > static_cast<unsigned>(p.maxThreadsDim[0]) ||
         b.y > static_cast<unsigned>(p.maxThreadsDim[1]) || b.z > static_cast<unsigned>(p.maxThreadsDim[2])) {
-        std::snprintf(what, sizeof what, "asks for blocks of (%u, %u, %u) = %llu threads, where a block has at most "
-                      "%d threads (%d x %d x %d at most in x, y, z)", b.x, b.y, b.z, threads, p.maxThreadsPerBlock,
+        said(what, sizeof what, "asks for blocks of (%u, %u, %u) = %llu threads, where a block has at most %d threads "
+             "(%d x %d x %d at most in x, y, z)", b.x, b.y, b.z, threads, p.maxThreadsPerBlock,
                       p.maxThreadsDim[0], p.maxThreadsDim[1], p.maxThreadsDim[2]);
-        refuse(cfg, cudaErrorInvalidConfiguration, what, "Use fewer threads per block and more blocks.");
+        said(fix, sizeof fix, "Use fewer threads per block and more blocks.");
+        refuse(cfg, cudaErrorInvalidConfiguration, what, fix);
         return false;
     }
     if (g.x > static_cast<unsigned>(p.maxGridSize[0]) || g.y > static_cast<unsigned>(p.maxGridSize[1]) ||
         g.z > static_cast<unsigned>(p.maxGridSize[2])) {
-        std::snprintf(what, sizeof what, "asks for a grid of (%u, %u, %u) blocks, where a grid has at most %d x %d x "
-                      "%d", g.x, g.y, g.z, p.maxGridSize[0], p.maxGridSize[1], p.maxGridSize[2]);
-        refuse(cfg, cudaErrorInvalidConfiguration, what, "Put the large count in x (up to 2^31 - 1 blocks), or "
-               "loop over the rest inside the kernel.");
+        said(what, sizeof what, "asks for a grid of (%u, %u, %u) blocks, where a grid has at most %d x %d x %d", g.x, g.y, g.z, p.maxGridSize[0], p.maxGridSize[1], p.maxGridSize[2]);
+        said(fix, sizeof fix, "Put the large count in x (up to 2^31 - 1 blocks), or loop over the rest inside the "
+             "kernel.");
+        refuse(cfg, cudaErrorInvalidConfiguration, what, fix);
         return false;
     }
     KernelCounts counted = counts_of(cfg.kernel);  // zeros without nvcc's counts: then neither check refuses
@@ -141,13 +147,13 @@ bool launch_allowed(const LaunchConfig& cfg) {
         unsigned long long per_warp = registers_per_warp(counted.registers), warps = (threads + 31) / 32;
         if (per_warp * warps > static_cast<unsigned long long>(p.regsPerBlock)) {
             unsigned long long most = p.regsPerBlock / per_warp * 32;
-            std::snprintf(what, sizeof what, "asks for blocks of %llu threads, and nvcc gives this kernel %d registers "
-                          "a thread (sm_90): %llu warps x %llu registers (given out 256 at a time per warp) = %llu registers, "
-                          "where a block has at most %d", threads, counted.registers, warps, per_warp,
+            said(what, sizeof what, "asks for blocks of %llu threads, and nvcc gives this kernel %d registers a thread "
+                 "(sm_90): %llu warps x %llu registers (given out 256 at a time per warp) = %llu registers, where a "
+                 "block has at most %d", threads, counted.registers, warps, per_warp,
                           per_warp * warps, p.regsPerBlock);
-            std::snprintf(fix, sizeof fix, "Use at most %llu threads per block, or write __launch_bounds__(%llu) on "
-                          "the kernel so that nvcc fits it in %llu registers a thread (keeping the rest in local "
-                          "memory), or keep less in registers (smaller per-thread arrays).", most, threads,
+            said(fix, sizeof fix, "Use at most %llu threads per block, or write __launch_bounds__(%llu) on the kernel "
+                 "so that nvcc fits it in %llu registers a thread (keeping the rest in local memory), or keep less in "
+                 "registers (smaller per-thread arrays).", most, threads,
                           p.regsPerBlock / ((threads + 31) / 32 * 32) / 8 * 8);
             refuse(cfg, cudaErrorLaunchOutOfResources, what, fix);
             return false;
@@ -157,35 +163,34 @@ bool launch_allowed(const LaunchConfig& cfg) {
     int opt_in = opted_in(cfg.kernel);
     if (static_shared > 0 && static_shared + cfg.shared_bytes > (opt_in >= 0 ? p.sharedMemPerBlockOptin
                                                                                : p.sharedMemPerBlock)) {
-        std::snprintf(what, sizeof what, "asks for %zu bytes of dynamic shared memory on top of the kernel's %zu "
-                      "bytes of static __shared__ arrays (nvcc's count): %zu bytes, where a block gets at most %zu",
+        said(what, sizeof what, "asks for %zu bytes of dynamic shared memory on top of the kernel's %zu bytes of "
+             "static __shared__ arrays (nvcc's count): %zu bytes, where a block gets at most %zu",
                       cfg.shared_bytes, static_shared, static_shared + cfg.shared_bytes,
                       opt_in >= 0 ? p.sharedMemPerBlockOptin : p.sharedMemPerBlock);
-        std::snprintf(fix, sizeof fix, "%s", opt_in >= 0 || static_shared + cfg.shared_bytes > p.sharedMemPerBlockOptin
-                      ? "Use smaller tiles." : "Opt in to more with cudaFuncSetAttribute(kernel, "
-                      "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) before the launch, or use less.");
+        said_words(fix, sizeof fix, opt_in >= 0 || static_shared + cfg.shared_bytes > p.sharedMemPerBlockOptin
+                   ? WORDS("Use smaller tiles.") : WORDS("Opt in to more with cudaFuncSetAttribute(kernel, "
+                   "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) before the launch, or use less."));
         refuse(cfg, cudaErrorInvalidValue, what, fix);
         return false;
     }
     size_t limit = opt_in >= 0 ? static_cast<size_t>(opt_in) : p.sharedMemPerBlock;
     if (cfg.shared_bytes > limit) {
         if (opt_in >= 0) {
-            std::snprintf(what, sizeof what, "asks for %zu bytes of dynamic shared memory, more than the %zu bytes "
-                          "its cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...) allows",
+            said(what, sizeof what, "asks for %zu bytes of dynamic shared memory, more than the %zu bytes its "
+                 "cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...) allows",
                           cfg.shared_bytes, limit);
-            std::snprintf(fix, sizeof fix, "Raise the attribute to at least %zu (at most %zu on this GPU), or ask "
-                          "for less.", cfg.shared_bytes, p.sharedMemPerBlockOptin);
+            said(fix, sizeof fix, "Raise the attribute to at least %zu (at most %zu on this GPU), or ask for less.", cfg.shared_bytes, p.sharedMemPerBlockOptin);
         } else {
-            std::snprintf(what, sizeof what, "asks for %zu bytes of dynamic shared memory, where a block gets at most "
-                          "%zu bytes (48 KiB) unless its kernel opts in to more", cfg.shared_bytes, limit);
+            said(what, sizeof what, "asks for %zu bytes of dynamic shared memory, where a block gets at most %zu bytes "
+                 "(48 KiB) unless its kernel opts in to more", cfg.shared_bytes, limit);
             if (cfg.shared_bytes <= p.sharedMemPerBlockOptin)
-                std::snprintf(fix, sizeof fix, "Opt in before the launch: cudaFuncSetAttribute(%s, "
-                              "cudaFuncAttributeMaxDynamicSharedMemorySize, %zu) (up to %zu bytes on this GPU), or use "
-                              "less shared memory.", cfg.kernel ? cfg.kernel : "your_kernel", cfg.shared_bytes,
+                said(fix, sizeof fix, "Opt in before the launch: cudaFuncSetAttribute(%s, "
+                     "cudaFuncAttributeMaxDynamicSharedMemorySize, %zu) (up to %zu bytes on this GPU), or use less "
+                     "shared memory.", cfg.kernel ? cfg.kernel : "your_kernel", cfg.shared_bytes,
                               p.sharedMemPerBlockOptin);
             else
-                std::snprintf(fix, sizeof fix, "No opt-in reaches that: a block has at most %zu bytes of shared "
-                              "memory on this GPU. Use smaller tiles.", p.sharedMemPerBlockOptin);
+                said(fix, sizeof fix, "No opt-in reaches that: a block has at most %zu bytes of shared memory on this "
+                     "GPU. Use smaller tiles.", p.sharedMemPerBlockOptin);
         }
         refuse(cfg, cudaErrorInvalidValue, what, fix);
         return false;
@@ -204,11 +209,11 @@ namespace cuda_cpu {
 void pointer_argument(const LaunchConfig& cfg, int position, const void* p) {
     if (!is_pageable_host_memory(p)) return;
     char message[700];
-    std::snprintf(message, sizeof message, "your launch%s%s at line %d passes, as argument %d, a pointer to host "
-                  "memory (from malloc, new, the stack or a host variable), not to device memory: a GPU reads it "
-                  "only with HMM or ATS (recent Linux drivers); on others the kernel fails with "
-                  "cudaErrorIllegalAddress. cudaMalloc the buffer and cudaMemcpy the data to it (or use "
-                  "cudaMallocManaged)", cfg.kernel ? " of " : "", cfg.kernel ? cfg.kernel : "", cfg.line, position);
+    said(message, sizeof message, "your launch of %s at line %d passes, as argument %d, a pointer to host memory (from "
+         "malloc, new, the stack or a host variable), not to device memory: a GPU reads it only with HMM or ATS "
+         "(recent Linux drivers); on others the kernel fails with cudaErrorIllegalAddress. cudaMalloc the buffer and "
+         "cudaMemcpy the data to it (or use cudaMallocManaged)", cfg.kernel ? cfg.kernel : "a kernel", cfg.line,
+         position);
     call.warn(message);
 }
 

@@ -149,8 +149,8 @@ void check_guarded_memory() {
         for (char* q = front; q < b.start; ++q)
             if (static_cast<unsigned char>(*q) != kPoison) {
                 char buf[200];
-                std::snprintf(buf, sizeof buf, "out-of-bounds write: %td bytes before the start of %s "
-                              "(float index %td)", b.start - q, b.name, ((q - b.start) - 3) / 4);
+                said(buf, sizeof buf, "out-of-bounds write: %td bytes before the start of %s (float index %td)",
+                     b.start - q, b.name, ((q - b.start) - 3) / 4);
                 fail_launch(buf);
                 std::memset(front, kPoison, b.start - front);
                 return;
@@ -158,8 +158,8 @@ void check_guarded_memory() {
         for (char* q = b.start + b.bytes; q < b.start + b.padded; ++q)
             if (static_cast<unsigned char>(*q) != kPoison) {
                 char buf[200];
-                std::snprintf(buf, sizeof buf, "out-of-bounds write: %td bytes past the end of %s (%zu bytes)",
-                              q - b.start - static_cast<ptrdiff_t>(b.bytes) + 1, b.name, b.bytes);
+                said(buf, sizeof buf, "out-of-bounds write: %td bytes past the end of %s (%zu bytes)",
+                     q - b.start - static_cast<ptrdiff_t>(b.bytes) + 1, b.name, b.bytes);
                 fail_launch(buf);
                 std::memset(b.start + b.bytes, kPoison, b.padded - b.bytes);
                 return;
@@ -213,32 +213,43 @@ bool is_pageable_host_memory(const void* p) {
 
 bool describe_address(const void* addr, bool write, bool know_write, char* out, size_t n) {
     const char* a = static_cast<const char*>(addr);
-    const char* verb = !know_write ? "accessed" : write ? "wrote" : "read";
+    // one message per kind of access, so that each is a whole sentence to translate (words.cpp)
+    int kind = !know_write ? 0 : write ? 1 : 2;  // accessed, wrote, read
     for (int pass = 0; pass < 2; ++pass)  // live buffers first: a freed one's addresses may have been reused
     for (const Buffer& b : buffers) {
         if (b.map == nullptr || a < b.map || a >= b.map + b.map_bytes || b.live != (pass == 0)) continue;
         if (b.freed && !b.live) {
-            std::snprintf(out, n, "%s %s after cudaFree released it", verb, b.name);
+            const char* f[] = {WORDS("accessed %s after cudaFree released it"), WORDS("wrote %s after cudaFree released it"),
+                               WORDS("read %s after cudaFree released it")};
+            said(out, n, f[kind], b.name);
             return true;
         }
         ptrdiff_t off = a - b.start;
         if (off < 0) {
-            std::snprintf(out, n, "out-of-bounds %s: %td bytes before the start of %s (float index %td)",
-                          !know_write ? "access" : write ? "write" : "read", -off, b.name, (off - 3) / 4);
+            const char* f[] = {WORDS("out-of-bounds access: %td bytes before the start of %s (float index %td)"),
+                               WORDS("out-of-bounds write: %td bytes before the start of %s (float index %td)"),
+                               WORDS("out-of-bounds read: %td bytes before the start of %s (float index %td)")};
+            said(out, n, f[kind], -off, b.name, (off - 3) / 4);
         } else if (static_cast<size_t>(off) >= b.bytes) {
-            std::snprintf(out, n, "out-of-bounds %s: %s has %zu floats, so its last index is %zu, and this touched "
-                          "float index %td", !know_write ? "access" : write ? "write" : "read", b.name, b.bytes / 4,
-                          b.bytes / 4 - 1, off / 4);
+            const char* f[] = {
+                WORDS("out-of-bounds access: %s has %zu floats, so its last index is %zu, and this touched float index %td"),
+                WORDS("out-of-bounds write: %s has %zu floats, so its last index is %zu, and this touched float index %td"),
+                WORDS("out-of-bounds read: %s has %zu floats, so its last index is %zu, and this touched float index %td")};
+            said(out, n, f[kind], b.name, b.bytes / 4, b.bytes / 4 - 1, off / 4);
         } else if (b.readonly) {
-            std::snprintf(out, n, "wrote into %s (float index %td), an input the kernel may only read "
-                          "(it is a const float*)", b.name, off / 4);
+            said(out, n, "wrote into %s (float index %td), an input the kernel may only read (it is a const float*)",
+                 b.name, off / 4);
         } else {
-            std::snprintf(out, n, "%s %s at float index %td and faulted", verb, b.name, off / 4);
+            const char* f[] = {WORDS("accessed %s at float index %td and faulted"), WORDS("wrote %s at float index %td and faulted"),
+                               WORDS("read %s at float index %td and faulted")};
+            said(out, n, f[kind], b.name, off / 4);
         }
         return true;
     }
     if (reinterpret_cast<uintptr_t>(a) < 65536) {
-        std::snprintf(out, n, "%s through a null pointer (address %p)", verb, addr);
+        const char* f[] = {WORDS("accessed through a null pointer (address %p)"), WORDS("wrote through a null pointer (address %p)"),
+                           WORDS("read through a null pointer (address %p)")};
+        said(out, n, f[kind], addr);
         return true;
     }
     return false;
@@ -261,8 +272,8 @@ extern "C" void cuda_cpu_guarded_readonly(void* p) {
 
 // cudaMalloc'd memory starts as NaN, like uninitialised device memory that happens to hold garbage.
 cudaError_t cuda_cpu_malloc(void** p, size_t bytes, int line) {
-    char name[64];
-    std::snprintf(name, sizeof name, "the buffer from cudaMalloc on line %d", line);
+    char name[80];
+    cuda_cpu::said(name, sizeof name, "the buffer from cudaMalloc on line %d", line);
     *p = cuda_cpu::guarded_alloc(bytes, name, false);
     return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
@@ -270,8 +281,8 @@ cudaError_t cuda_cpu_malloc(void** p, size_t bytes, int line) {
 // pages a GPU's driver maps for it are.
 cudaError_t cuda_cpu_malloc_managed(void** p, size_t bytes, int line) {
     if (p == nullptr) return cudaErrorInvalidValue;
-    char name[64];
-    std::snprintf(name, sizeof name, "the buffer from cudaMallocManaged on line %d", line);
+    char name[80];
+    cuda_cpu::said(name, sizeof name, "the buffer from cudaMallocManaged on line %d", line);
     *p = cuda_cpu::guarded_alloc(bytes, name, true, cuda_cpu::Space::managed);
     return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }

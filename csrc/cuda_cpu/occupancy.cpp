@@ -44,8 +44,8 @@ Occupancy occupancy_of(const char* kernel, int block_size, size_t dynamic_shared
                                      allocated(static_cast<long long>(o.shared + p.reservedSharedMemPerBlock), kSharedUnit));
     o.blocks = std::min({by_warps, by_blocks, by_registers, by_shared});
     // the first limit that binds, in the calculator's order
-    o.limit = o.blocks == by_warps ? "the warps an SM holds" : o.blocks == by_blocks ? "the blocks an SM holds"
-              : o.blocks == by_registers ? "registers" : "shared memory";
+    o.limit = o.blocks == by_warps ? WORDS("the warps an SM holds") : o.blocks == by_blocks ? WORDS("the blocks an SM holds")
+              : o.blocks == by_registers ? WORDS("registers") : WORDS("shared memory");
     return o;
 }
 
@@ -57,19 +57,21 @@ int blocks_per_sm(const char* kernel, int block_size, size_t dynamic_shared) {
 // cuda_cpu_occupancy after each call).
 void note_occupancy(const LaunchConfig& cfg) {
     std::string name = cfg.kernel ? cfg.kernel : "a kernel";
-    if (call.occupancy.find(name + ": ") == 0 || call.occupancy.find("\n" + name + ": ") != std::string::npos) return;
+    // each line a said() message whose first argument is the kernel's name (words.cpp)
+    if (call.occupancy.find("\x1f" + name + "\x1f") != std::string::npos) return;
     const cudaDeviceProp& p = device();
     int threads = static_cast<int>(cfg.block.x * cfg.block.y * cfg.block.z);
     Occupancy o = occupancy_of(cfg.kernel, threads, cfg.shared_bytes);
     int most = p.maxThreadsPerMultiProcessor / warpSize, active = o.blocks * o.warps;
-    char registers[48];
-    if (o.registers > 0) std::snprintf(registers, sizeof registers, "%d registers a thread", o.registers);
-    else std::snprintf(registers, sizeof registers, "registers not counted (no nvcc)");
-    char line[400];
-    std::snprintf(line, sizeof line, "%s: blocks of %d threads (%d warps), %s, %zu bytes of shared memory a block: "
-                  "%d blocks an SM, %d of %d warps (%.4g%% occupancy), limited by %s\n", name.c_str(), threads,
-                  o.warps, registers, o.shared, o.blocks, active, most, most ? 100.0 * active / most : 0.0, o.limit);
-    call.occupancy += line;
+    char registers[96], limit[96];
+    if (o.registers > 0) said(registers, sizeof registers, "%d registers a thread", o.registers);
+    else said_words(registers, sizeof registers, WORDS("registers not counted (no nvcc)"));
+    said_words(limit, sizeof limit, o.limit);
+    char line[700];
+    said(line, sizeof line, "%s: blocks of %d threads (%d warps), %s, %zu bytes of shared memory a block: %d blocks an "
+         "SM, %d of %d warps (%.4g%% occupancy), limited by %s", name.c_str(), threads, o.warps, registers, o.shared,
+         o.blocks, active, most, most ? 100.0 * active / most : 0.0, limit);
+    call.occupancy += std::string(line) + "\n";
 }
 
 cudaError_t func_get_attributes(const char* kernel, cudaFuncAttributes* attr) {

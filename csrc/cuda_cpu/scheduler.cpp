@@ -237,9 +237,9 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>&
         bool all_at_barrier = b.at_barrier + b.done == n;
         if (!all_at_barrier && b.progressed) continue;
         if (!all_at_barrier || b.divergent) {  // nothing can move: threads wait for others that wait elsewhere
-            char head[96];
-            std::snprintf(head, sizeof head, "block (%u,%u,%u): threads wait at different barriers (divergence): ",
-                          bidx.x, bidx.y, bidx.z);
+            char head[160];
+            said(head, sizeof head, "block (%u,%u,%u): threads wait at different barriers (divergence): ", bidx.x,
+                 bidx.y, bidx.z);
             call.fail(head + describe_waits(b.threads));
             break;
         }

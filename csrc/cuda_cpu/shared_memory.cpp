@@ -142,16 +142,22 @@ char* lay_out(SharedMemory& s, int k, size_t bytes, size_t align, const char* na
 // Where `offset` (bytes from the array's start) lies: "past the end of `tile`: byte offset 160 of an array of 128
 // bytes (declared on line 4)", or the dynamic part with the size asked for at the launch.
 void describe_offset(const Window& w, ptrdiff_t offset, char* out, size_t n) {
-    const char* where = offset < 0 ? "before the start of" : "past the end of";
+    bool before = offset < 0;
     if (!w.dynamic)
-        std::snprintf(out, n, "%s `%s`: byte offset %td of an array of %zu bytes (declared on line %d)", where,
-                      w.name ? w.name : "?", offset, w.bytes, w.line);
+        said(out, n, before ? WORDS("before the start of `%s`: byte offset %td of an array of %zu bytes (declared on "
+                                    "line %d)")
+                            : WORDS("past the end of `%s`: byte offset %td of an array of %zu bytes (declared on line "
+                                    "%d)"), w.name ? w.name : "?", offset, w.bytes, w.line);
     else if (w.name != nullptr)
-        std::snprintf(out, n, "%s `extern __shared__ %s[]`: byte offset %td of the %zu bytes asked for at launch",
-                      where, w.name, offset, w.bytes);
+        said(out, n, before ? WORDS("before the start of `extern __shared__ %s[]`: byte offset %td of the %zu bytes "
+                                    "asked for at launch")
+                            : WORDS("past the end of `extern __shared__ %s[]`: byte offset %td of the %zu bytes asked "
+                                    "for at launch"), w.name, offset, w.bytes);
     else
-        std::snprintf(out, n, "%s the dynamic shared memory: byte offset %td of the %zu bytes asked for at launch",
-                      where, offset, w.bytes);
+        said(out, n, before ? WORDS("before the start of the dynamic shared memory: byte offset %td of the %zu bytes "
+                                    "asked for at launch")
+                            : WORDS("past the end of the dynamic shared memory: byte offset %td of the %zu bytes asked "
+                                    "for at launch"), offset, w.bytes);
 }
 
 // The first byte in [lo, hi) that is not poison (scanning up), or nullptr.
@@ -201,8 +207,8 @@ void check_shared_red_zones(Block& b, uint3 bidx) {
         if (before == nullptr && past == nullptr) continue;
         char where[200], message[400];
         describe_offset(w, (past ? past : before) - w.start, where, sizeof where);
-        std::snprintf(message, sizeof message, "out-of-bounds write to shared memory %s, in block (%u,%u,%u)", where,
-                      bidx.x, bidx.y, bidx.z);
+        said(message, sizeof message, "out-of-bounds write to shared memory %s, in block (%u,%u,%u)", where,
+             bidx.x, bidx.y, bidx.z);
         std::memset(const_cast<char*>(below), kPoison, w.start - below);  // poison again, for the next launch
         std::memset(w.start + w.bytes, kPoison, w.end - (w.start + w.bytes));
         call.fail(message);
@@ -228,9 +234,9 @@ void* shared_outside_functions(size_t bytes, size_t align, const char* name, int
 bool shared_declared_outside_functions(char* message, size_t n) {
     const char* name = outside_name.load();
     if (name == nullptr) return false;
-    std::snprintf(message, n, "`%s` (line %d) is a __shared__ variable declared outside any function, which the CPU "
-                  "runtime does not emulate (on a GPU each block has one): declare it inside the kernel, or the "
-                  "__device__ function that uses it", name, outside_line.load());
+    said(message, n, "`%s` (line %d) is a __shared__ variable declared outside any function, which the CPU runtime "
+         "does not emulate (on a GPU each block has one): declare it inside the kernel, or the __device__ function "
+         "that uses it", name, outside_line.load());
     return true;
 }
 
@@ -291,14 +297,18 @@ bool describe_shared_address(const void* addr, bool write, bool know_write, char
         if (a < w.map || a >= w.map + w.map_bytes) continue;
         ptrdiff_t offset = a - w.start;
         if (offset >= 0 && static_cast<size_t>(offset) < w.bytes) {  // inside the array: not a guard's fault
-            std::snprintf(out, n, "%s shared memory `%s` at byte offset %td and faulted",
-                          !know_write ? "accessed" : write ? "wrote to" : "read from", w.name ? w.name : "?", offset);
+            const char* f[] = {WORDS("accessed shared memory `%s` at byte offset %td and faulted"),
+                               WORDS("wrote to shared memory `%s` at byte offset %td and faulted"),
+                               WORDS("read from shared memory `%s` at byte offset %td and faulted")};
+            said(out, n, f[!know_write ? 0 : write ? 1 : 2], w.name ? w.name : "?", offset);
             return true;
         }
         char where[200];
         describe_offset(w, offset, where, sizeof where);
-        std::snprintf(out, n, "out-of-bounds %s shared memory %s", !know_write ? "access to" : write ? "write to" :
-                      "read from", where);
+        const char* f[] = {WORDS("out-of-bounds access to shared memory %s"),
+                           WORDS("out-of-bounds write to shared memory %s"),
+                           WORDS("out-of-bounds read from shared memory %s")};
+        said(out, n, f[!know_write ? 0 : write ? 1 : 2], where);
         return true;
     }
     return false;

@@ -280,11 +280,11 @@ unsigned char* surface_element(cudaSurfaceObject_t surface, long x, long y, long
     if (outside) {
         if (mode == cudaBoundaryModeZero) return nullptr;
         if (mode == cudaBoundaryModeTrap) {
-            char message[300];
+            char message[500];
             const Coordinates none{}, &c = here ? *here : none;
-            std::snprintf(message, sizeof message, "a surface access outside its array (byte %ld, row %ld, slice or "
-                          "layer %ld of an array of %ld bytes x %ld rows x %ld) with cudaBoundaryModeTrap, in thread "
-                          "(%u,%u,%u) of block (%u,%u,%u): the kernel traps, as on a GPU (cudaErrorLaunchFailure)",
+            said(message, sizeof message, "a surface access outside its array (byte %ld, row %ld, slice or layer %ld "
+                 "of an array of %ld bytes x %ld rows x %ld) with cudaBoundaryModeTrap, in thread (%u,%u,%u) of block "
+                 "(%u,%u,%u): the kernel traps, as on a GPU (cudaErrorLaunchFailure)",
                           x, y, z, row_bytes, rows, slices, c.tid.x, c.tid.y, c.tid.z, c.bid.x, c.bid.y, c.bid.z);
             fail_launch(message, cudaErrorLaunchFailure);
             throw ThreadStopped{};

@@ -1,13 +1,16 @@
 """The grader's words in the course's language: English, Chinese, Swedish or Japanese.
 
-Every student- and instructor-facing string goes through `_()` (or `ngettext()` where a count decides the form),
+Every student- and instructor-facing string goes through `_()` (or `ngettext()` where a count decides the form;
+`tr()`, a translation's gettext, where a text is made for a language other than the grading's: a release's
+notebook, a picture drawn in English where no font has the glyphs),
 written in English, with named placeholders (`{count}`, `{exercise}`) filled in after the lookup, so numbers,
 shapes, code identifiers and paths stay as they are. The translations are gettext catalogs,
 `grader/locale/<ll>/LC_MESSAGES/grader.po`, extracted and updated with Babel (`make messages`); each is compiled to
 a .mo under the grader's cache when it changes (Babel's writer, the standard library's reader).
 
-The language: `--lang` (`make grade LANG=sv`), else GRADER_LANG (what a course's release sets, and what a grading
-hands to its workers), else the locale (LANGUAGE, LC_ALL, LC_MESSAGES, LANG, as gettext reads them), else English.
+The language: `--lang` (`make grade LANG=sv`), else GRADER_LANG (what --lang sets for every process of a grading),
+else the course's (COURSE_FILE, written into the copies of the grader a release hands out: `make release
+COURSE_LANG=ja`), else the locale (LANGUAGE, LC_ALL, LC_MESSAGES, LANG, as gettext reads them), else English.
 
     from grader.common.i18n import _
     print(_("{count} of {total} tests fail").format(count=2, total=5))
@@ -26,6 +29,7 @@ DOMAIN = "grader"
 LANGUAGES = {"en": "English", "zh": "中文", "sv": "svenska", "ja": "日本語"}  # the first is the source
 LANG_VAR = "GRADER_LANG"
 LOCALE_VARS = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+COURSE_FILE = LOCALE / "course-language"  # one line, "ja": the released course's language
 
 
 class UnknownLanguage(ValueError):
@@ -38,12 +42,16 @@ def normalised(value):
     return code if code in LANGUAGES else None
 
 
-def chosen(env=None):
-    """The language of this grading's words: GRADER_LANG's, else the locale's first that the grader has, else
-    English. A GRADER_LANG naming no catalog is refused (check()); a locale that does is simply not used."""
+def chosen(env=None, course_file=None):
+    """The language of this grading's words: GRADER_LANG's, else the course's, else the locale's first that the
+    grader has, else English. A GRADER_LANG naming no catalog is refused (check()); a locale naming none is passed
+    over."""
     env = os.environ if env is None else env
     if env.get(LANG_VAR):
         return normalised(env[LANG_VAR]) or "en"
+    course = course_language(course_file)
+    if course:
+        return course
     for var in LOCALE_VARS:
         for part in (env.get(var) or "").split(":"):  # LANGUAGE may list several: "sv:en"
             if part and normalised(part):
@@ -51,6 +59,25 @@ def chosen(env=None):
         if env.get(var) and var != "LANGUAGE":  # the first one set decides, as in setlocale()
             break
     return "en"
+
+
+def course_language(path=None):
+    """The released course's language (COURSE_FILE), or None where this copy has none (the instructor's)."""
+    path = COURSE_FILE if path is None else Path(path)
+    try:
+        return normalised(path.read_text().strip())
+    except OSError:
+        return None
+
+
+def write_course_language(grader_dir, lang):
+    """Set the language of a released copy of the grader (its grader/ folder); "en" or None: the locale's."""
+    path = Path(grader_dir) / "locale" / COURSE_FILE.name
+    if lang and check(lang) != "en":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(check(lang) + "\n")
+    else:
+        path.unlink(missing_ok=True)
 
 
 def check(value):

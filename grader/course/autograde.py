@@ -199,6 +199,11 @@ def main(args):
         if failed:
             print(f"grader: nbgrader collect failed:\n{failed}", file=sys.stderr)
             return 1
+    from grader.common import i18n  # the course's language (make release COURSE_LANG=...), for every grading below
+    lang = i18n.course_language(course / "source" / args.assignment / "grading" / "grader" / "locale"
+                                / i18n.COURSE_FILE.name)
+    if lang:
+        os.environ.setdefault(i18n.LANG_VAR, lang)
     students = students_of(course, args.assignment)
     if not students:
         print(f"grader: nothing in {course}/submitted/*/{args.assignment}", file=sys.stderr)

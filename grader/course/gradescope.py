@@ -12,6 +12,7 @@ temporary folder laid out the same way.
 """
 
 import shutil
+import sys
 import zipfile
 from pathlib import Path
 from grader.common.layout import ROOT
@@ -101,9 +102,11 @@ exit 0
 def add_arguments(parser):
     parser.add_argument("--out", default=str(ROOT / "build" / "gradescope"), help="where the zip goes")
     isolation.add_class_argument(parser)
+    parser.add_argument("--lang", metavar="LL", help="the course's language, for the students' results on Gradescope "
+                        "(make gradescope COURSE_LANG=ja; en, zh, sv or ja; default: English)")
 
 
-def build(out, policy=isolation.Policy.REQUIRED):
+def build(out, policy=isolation.Policy.REQUIRED, lang=None):
     """The zip's tree and the zip; its run_autograder grades under `policy` (a box is required unless the instructor
     allowed reduced isolation)."""
     out = Path(out)
@@ -118,6 +121,8 @@ def build(out, policy=isolation.Policy.REQUIRED):
             shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         else:
             shutil.copy2(src, dest)
+    from grader.common import i18n
+    i18n.write_course_language(tree / "grader", lang)
     (tree / "setup.sh").write_text(SETUP_SH)
     (tree / "run_autograder").write_text(RUN_AUTOGRADER.replace("{policy}", policy.value))
     for name in ("setup.sh", "run_autograder"):
@@ -134,7 +139,13 @@ def build(out, policy=isolation.Policy.REQUIRED):
 
 def main(args):
     policy = isolation.Policy.REDUCED_ALLOWED if args.allow_reduced_isolation else isolation.Policy.REQUIRED
-    zip_path, tree = build(args.out, policy)
+    from grader.common import i18n
+    try:
+        lang = i18n.check(args.lang) if args.lang else None
+    except i18n.UnknownLanguage as exc:
+        print(f"grader: {exc}", file=sys.stderr)
+        return 2
+    zip_path, tree = build(args.out, policy, lang)
     with zipfile.ZipFile(zip_path) as z:
         names = z.namelist()
     print(f"wrote {zip_path} ({len(names)} files, {zip_path.stat().st_size // 1024} KiB); "

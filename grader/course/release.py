@@ -31,6 +31,9 @@ def add_arguments(parser):
     parser.add_argument("--student-repo", default=str(ROOT / "build" / "student"),
                         help="student repository to (re)build")
     parser.add_argument("--course-id", default=COURSE_ID, help="nbgrader course id (default: %(default)s)")
+    parser.add_argument("--lang", metavar="LL", help="the course's language: the notebook's text, its test cells, "
+                        "nbgrader's feedback and the student repository speak it (make release COURSE_LANG=ja; one of "
+                        "en, zh, sv, ja; default: each student's locale)")
     parser.add_argument("--exchange", default=EXCHANGE, help="nbgrader exchange root for release_assignment, "
                         "submit and collect (default: nbgrader's, %(default)s; GRADER_EXCHANGE overrides it)")
 
@@ -81,7 +84,7 @@ def run_nbgrader(course, *args, check=True, env=None):
     return proc
 
 
-def build_course(course, points, course_id=COURSE_ID, exchange=EXCHANGE):
+def build_course(course, points, course_id=COURSE_ID, exchange=EXCHANGE, lang=None):
     course = Path(course).resolve()
     for sub in ("source", "release"):
         if (course / sub).exists():
@@ -91,8 +94,9 @@ def build_course(course, points, course_id=COURSE_ID, exchange=EXCHANGE):
     config = CONFIG.format(repo=str(ROOT), course=str(course), course_id=course_id, exchange=str(exchange),
                            timeout=CELL_TIMEOUT_S)
     (course / "nbgrader_config.py").write_text(config)
-    (source / NOTEBOOK).write_text(json.dumps(build_notebook(points), indent=1) + "\n")
-    copy_student_grader(source / "grading")
+    (source / NOTEBOOK).write_text(json.dumps(build_notebook(points, lang), indent=1, ensure_ascii=False) + "\n",
+                                   encoding="utf-8")
+    copy_student_grader(source / "grading", lang)
     run_nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
     return course
 
@@ -100,9 +104,16 @@ def build_course(course, points, course_id=COURSE_ID, exchange=EXCHANGE):
 def main(args):
     from grader.course import leaks
     hidden_seed.ensure()  # made here, kept with the instructor: autograde's hidden tests use it
+    from grader.common import i18n
+    try:
+        lang = i18n.check(args.lang) if args.lang else None
+    except i18n.UnknownLanguage as exc:
+        print(f"grader: {exc}", file=sys.stderr)
+        return 2
     points = exercise_points()
-    course = build_course(args.course, points, course_id=args.course_id, exchange=Path(args.exchange).resolve())
-    student = build_student_repo(args.student_repo)
+    course = build_course(args.course, points, course_id=args.course_id, exchange=Path(args.exchange).resolve(),
+                          lang=lang)
+    student = build_student_repo(args.student_repo, lang)
     release = course / "release" / ASSIGNMENT
     print(f"wrote {course / 'source' / ASSIGNMENT / NOTEBOOK} ({sum(points.values()):g} points in "
           f"{len(points)} test cells)")

@@ -8,12 +8,13 @@ The instructor's grader/course and the maintainer's grader/dev stay behind, and 
 and grades the reference in it).
 """
 
+import hashlib
 import shutil
 from pathlib import Path
 
 from grader.common.layout import KERNEL_FILE, ROOT, SUBMISSION_FILE
 
-STUDENT_PACKAGES = ("common", "sandbox", "cuda", "judge", "suite", "report", "student", "warm")
+STUDENT_PACKAGES = ("common", "sandbox", "cuda", "judge", "suite", "report", "student", "warm", "locale")
 STUDENT_MODULES = ("__init__.py", "__main__.py", "commands.py")
 RUNTIME_INSTRUCTOR_ONLY = {"attention_loops.cpp"}  # the plain-loops baseline of make bench: a whole solution
 # the class report (python -m grader report) reads a whole class's results: the instructor's, not in a student's copy
@@ -21,8 +22,10 @@ INSTRUCTOR_ONLY_MODULES = ("class_report.py", "class_results.py", "report_plots.
 STUDENT_README = ROOT / "docs" / "student" / "README.md"
 
 
-def copy_student_grader(dest):
-    """The files `python -m grader grade --suite public` needs, into dest (a repository root)."""
+def copy_student_grader(dest, lang=None):
+    """The files `python -m grader grade --suite public` needs, into dest (a repository root), speaking lang (the
+    course's language; None: the locale's)."""
+    from grader.common import i18n
     dest = Path(dest)
     (dest / "grader").mkdir(parents=True, exist_ok=True)
     for name in STUDENT_MODULES:
@@ -42,6 +45,7 @@ def copy_student_grader(dest):
     # every other file here: a venv already installed from it is not reinstalled because the copy is newer
     shutil.copy2(ROOT / "requirements" / "grading.txt", dest / "requirements.txt")
     shutil.copy2(ROOT / "requirements" / "torch-cpu.txt", dest / "torch-cpu.txt")
+    i18n.write_course_language(dest / "grader", lang)
 
 
 STUDENT_MAKEFILE = """\
@@ -53,12 +57,15 @@ STAMP := $(VENV)/.installed
 SUBMISSION ?= exercises
 ARGS ?=
 EX ?=
+# `make grade LANG=sv`: LANG given to make (the environment's locale the grader reads by itself)
+LANG_ARG = $(if $(filter command line,$(origin LANG)),--lang $(LANG))
 
 .PHONY: grade venv system-deps help doctor
 
 help:
 \t@echo "make grade [SUBMISSION=DIR]   grade your exercises/ and csrc/microgpt_cuda.cu with the public tests"
 \t@echo "make grade EX=row_softmax      grade one exercise (pictures: grade-report/)"
+\t@echo "make grade LANG=sv             the scorecard in Swedish (zh, sv, ja, en)"
 \t@echo "make doctor                    check this machine for what grading needs"
 
 $(STAMP): requirements.txt torch-cpu.txt
@@ -74,32 +81,51 @@ $(STAMP): requirements.txt torch-cpu.txt
 venv: $(STAMP)
 
 BOOST_CONTEXT := /usr/include/boost/context/fiber.hpp
+CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 system-deps:
 \t@test -f $(BOOST_CONTEXT) || { \\
 \t  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq libboost-context-dev g++; \\
 \t  else echo "Boost.Context is missing: run 'sudo apt-get install libboost-context-dev g++'" >&2; exit 1; fi; }
+\t@test -f $(CJK_FONT) || { \\
+\t  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq fonts-wqy-microhei; \\
+\t  else echo "no CJK font (pictures in Chinese or Japanese are drawn in English): run 'sudo apt-get install fonts-wqy-microhei'" >&2; fi; }
 
 doctor: $(STAMP)
 \t@$(PY) -m grader doctor
 
 grade: $(STAMP)
 \t@$(MAKE) -s system-deps || echo "(until then the CUDA kernel cannot be graded here; the Python exercises can)" >&2
-\t@$(PY) -m grader grade --warm --submission $(SUBMISSION) --suite public $(if $(EX),--exercise $(EX)) $(ARGS)
+\t@$(PY) -m grader grade --warm --submission $(SUBMISSION) --suite public $(if $(EX),--exercise $(EX)) $(LANG_ARG) $(ARGS)
 """
 
 
-def build_student_repo(dest):
+def translation_header():
+    """The first line of each translation of the student guide: the digest of the English it was made from (a test
+    fails when the English changes and its translations do not follow)."""
+    digest = hashlib.sha256(STUDENT_README.read_bytes()).hexdigest()[:16]
+    return f"<!-- translated from README.md, sha256 {digest} -->"
+
+
+def student_readme(lang=None):
+    """The student guide in lang: its translation (docs/student/README.LL.md) where lang is not English."""
+    if lang and lang != "en":
+        return STUDENT_README.with_name(f"README.{lang}.md")
+    return STUDENT_README
+
+
+def build_student_repo(dest, lang=None):
     dest = Path(dest)
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
-    copy_student_grader(dest)
+    copy_student_grader(dest, lang)
     (dest / "exercises").mkdir()
     shutil.copy2(ROOT / "exercises" / SUBMISSION_FILE, dest / "exercises" / SUBMISSION_FILE)
     shutil.copy2(ROOT / "csrc" / KERNEL_FILE, dest / "csrc" / KERNEL_FILE)
     (dest / "Makefile").write_text(STUDENT_MAKEFILE)
     # at the student repository's root, its pictures are under docs/pictures/ (here: ../pictures/)
-    (dest / "README.md").write_text(STUDENT_README.read_text().replace("](../pictures/", "](docs/pictures/"))
+    readme = student_readme(lang).read_text(encoding="utf-8")
+    (dest / "README.md").write_text(readme.replace("](../pictures/", "](docs/pictures/"), encoding="utf-8")
     (dest / ".gitignore").write_text(".venv/\n__pycache__/\n*.pyc\nbuild/\nresults.json\n")
     workflow = ROOT / ".github" / "classroom" / "classroom.yml"
     if workflow.is_file():  # GitHub Classroom grades the student's repository with the public suite

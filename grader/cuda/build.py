@@ -37,7 +37,7 @@ LINK_LOCAL = "-Wl,-Bsymbolic-functions" if sys.platform.startswith("linux") else
 RUNTIME_UNIT = "cuda_cpu_runtime.cpp"
 RUNTIME_SOURCES = ("scheduler.cpp", "rounds.cpp", "context_switch.cpp", "collectives.cpp", "barrier_reports.cpp", "shared_memory.cpp", "cuda_api.cpp",
                    "errors.cpp", "device_properties.cpp", "streams.cpp", "host_memory.cpp",
-                   "memory.cpp", "faults.cpp", "launch_checks.cpp", "occupancy.cpp", "textures.cpp",
+                   "memory.cpp", "faults.cpp", "launch_checks.cpp", "occupancy.cpp", "textures.cpp", "words.cpp",
                    "profile.cpp")
 MAX_ERROR_LINES = 30
 

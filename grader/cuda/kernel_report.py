@@ -9,6 +9,8 @@ GPU to kernels within SPEED_TARGET times the time of torch's fused attention.
 import hashlib
 import json
 import os
+from grader.common.i18n import _
+from grader.sandbox import runtime_words
 from grader.common import records
 from grader.common.layout import REFERENCE_KERNEL
 
@@ -53,31 +55,37 @@ def cpu_note(kernel, seconds, Q, K, V, occupancy=""):
     kernel's theoretical occupancy on the GPU it stands for, and what limits it)."""
     shape = "x".join(map(str, Q.shape))
     build = kernel.build_seconds or 0.0
-    built = f"built in {build:.1f} s" if build >= 0.05 else "build: unchanged file, taken from the cache"
+    built = (_("built in {seconds} s").format(seconds=f"{build:.1f}") if build >= 0.05
+             else _("build: unchanged file, taken from the cache"))
     from grader.cuda import gpus
     gpu = gpus.chosen()
-    lines = [f"kernel report: ran on the CPU runtime (csrc/cuda_cpu: one fiber per CUDA thread; one test reruns it "
-             f"with the threads in reverse order to catch races), standing for the {gpu.name} ({gpu.arch}; "
-             f"{gpus.GPU_VAR}=NAME or --gpu for another): its launch limits are checked"
-             + ("" if getattr(kernel, "resources_checked", True) else ", except registers and static shared memory "
-                "(they need nvcc's counts, and nvcc is not here)") + f"; {built}"]
+    checked = (_("its launch limits are checked") if getattr(kernel, "resources_checked", True) else
+               _("its launch limits are checked, except registers and static shared memory (they need nvcc's counts, "
+                 "and nvcc is not here)"))
+    lines = [_("kernel report: ran on the CPU runtime (csrc/cuda_cpu: one fiber per CUDA thread; one test reruns it "
+               "with the threads in reverse order to catch races), standing for the {gpu} ({arch}; {var}=NAME or "
+               "--gpu for another): {checked}; {built}").format(gpu=gpu.name, arch=gpu.arch, var=gpus.GPU_VAR,
+                                                              checked=checked, built=built)]
     try:
         refs = reference_seconds(Q, K, V)
     except Exception as exc:  # the comparison is a courtesy: never a reason to fail the student's test
-        refs, lines = {}, lines + [f"(reference kernels not timed: {exc})"]
+        refs, lines = {}, lines + [_("(reference kernels not timed: {why})").format(why=exc)]
     # the same figures as data, for the class report's distribution of kernel times (grader/report/class_report.py)
     records.add_data("kernel_seconds", {"shape": shape, "seconds": seconds, "device": "cpu",
                                         "reference_seconds": {"tiled": refs.get(2), "four_kernels": refs.get(1)}})
-    text = f"at {shape}: your kernel {seconds:.2f} s"
+    text = _("at {shape}: your kernel {seconds} s").format(shape=shape, seconds=f"{seconds:.2f}")
     if refs:
-        text += (f"; on this machine the reference's tiled kernel takes {refs[2]:.2f} s and the lesson's four "
-                 f"kernels {refs[1]:.2f} s (CPU times say little about GPU speed: they show work and waiting)")
+        text += "; " + _("on this machine the reference's tiled kernel takes {tiled} s and the lesson's four kernels "
+                         "{four} s (CPU times say little about GPU speed: they show work and waiting)").format(
+            tiled=f"{refs[2]:.2f}", four=f"{refs[1]:.2f}")
     from grader.cuda import time_limits
-    text += (f"; a run at this size may take up to {kernel.time_limit(Q).seconds:g} s here "
-             f"({time_limits.LIMIT_TIMES} x the lesson's kernel, grader/cuda/time_limits.py)")
+    text += "; " + _("a run at this size may take up to {seconds} s here ({times} x the lesson's kernel, "
+                     "grader/cuda/time_limits.py)").format(seconds=f"{kernel.time_limit(Q).seconds:g}",
+                                                           times=time_limits.LIMIT_TIMES)
     from grader.cuda import roofline
     text += "\n" + roofline.words(Q.shape, gpu)
     if occupancy.strip():
-        text += (f"\ntheoretical occupancy on the {gpu.name} (the CUDA occupancy calculator's rules, from each "
-                 "kernel's first launch):\n" + "\n".join(f"  {line}" for line in occupancy.strip().splitlines()))
+        text += ("\n" + _("theoretical occupancy on the {gpu} (the CUDA occupancy calculator's rules, from each "
+                          "kernel's first launch):").format(gpu=gpu.name) + "\n"
+                 + "\n".join(f"  {line}" for line in runtime_words.render(occupancy).strip().splitlines()))
     return "\n".join(lines + [text])

@@ -262,6 +262,8 @@ _LIMITS = {"the warps an SM holds": "warps", "the blocks an SM holds": "blocks",
 
 def occupancy_of(lines):
     """{kernel: "N% (limit)"} from the runtime's occupancy lines (csrc/cuda_cpu/occupancy.cpp)."""
+    from grader.sandbox import runtime_words
+    lines = runtime_words.english(lines)
     counted = "registers not counted" not in lines
     return {m.group(1): f"{m.group(3)}% ({_LIMITS.get(m.group(4), m.group(4))}{'' if counted else '*'})"
             for m in _OCCUPANCY.finditer(lines)}

@@ -3,7 +3,10 @@ the problem's arithmetic at the GPU's FP32 peak, and the bytes it must move at i
 longer. A bound, never a prediction: any kernel takes at least this long on FP32 CUDA cores (tensor cores and
 lower precision are faster and not counted), and the softmax's exponentials are left out."""
 
+from grader.common.i18n import N_, _
 from grader.cuda import gpus
+
+ARITHMETIC, DRAM, L1 = N_("FP32 arithmetic"), N_("DRAM bandwidth"), N_("L1 traffic")  # what binds a bound
 
 
 def flops(shape):
@@ -29,15 +32,17 @@ def bound(shape, gpu=None):
     gpu = gpu or gpus.chosen()
     arithmetic = flops(shape) / gpu.fp32_flops
     memory = compulsory_bytes(shape) / gpu.memory_bandwidth
-    return max(arithmetic, memory), "FP32 arithmetic" if arithmetic >= memory else "DRAM bandwidth"
+    return max(arithmetic, memory), ARITHMETIC if arithmetic >= memory else DRAM
 
 
 def words(shape, gpu=None):
     gpu = gpu or gpus.chosen()
     seconds, binding = bound(shape, gpu)
-    return (f"lower bound on the {gpu.name}: at least {seconds * 1e6:.1f} µs at {'x'.join(map(str, shape))}, bound "
-            f"by {binding} ({flops(shape) / 1e9:.2f} GFLOP of the two matrix products at its FP32 peak of "
-            f"{gpu.fp32_flops / 1e12:.1f} TFLOP/s; reading Q, K, V and writing O once, "
-            f"{compulsory_bytes(shape) / 1e6:.1f} MB at {gpu.memory_bandwidth / 1e12:.2f} TB/s: "
-            f"{compulsory_bytes(shape) / gpu.memory_bandwidth * 1e6:.1f} µs). A bound, not a prediction: no kernel "
-            "on FP32 cores is faster; extra traffic (below) and idle warps make real kernels slower")
+    return _("lower bound on the {gpu}: at least {micro} µs at {shape}, bound by {binding} ({gflop} GFLOP of the two "
+             "matrix products at its FP32 peak of {tflops} TFLOP/s; reading Q, K, V and writing O once, {mb} MB at "
+             "{tbs} TB/s: {memory} µs). A bound, not a prediction: no kernel on FP32 cores is faster; extra traffic "
+             "(below) and idle warps make real kernels slower").format(
+        gpu=gpu.name, micro=f"{seconds * 1e6:.1f}", shape="x".join(map(str, shape)), binding=_(binding),
+        gflop=f"{flops(shape) / 1e9:.2f}", tflops=f"{gpu.fp32_flops / 1e12:.1f}",
+        mb=f"{compulsory_bytes(shape) / 1e6:.1f}", tbs=f"{gpu.memory_bandwidth / 1e12:.2f}",
+        memory=f"{compulsory_bytes(shape) / gpu.memory_bandwidth * 1e6:.1f}")

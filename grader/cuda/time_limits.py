@@ -14,6 +14,8 @@ UNCALIBRATED_ANDREA_SECONDS, about twice its time on the 2 busy cores of the mac
 import os
 from dataclasses import dataclass
 
+from grader.common.i18n import _
+
 ANDREA_SHAPE = (12, 1024, 64)  # BH, T, d_k of ANDREA-120M: where the lesson's kernel is timed
 # a correct kernel with ~100 barriers per block (solutions/right/barrier_heavy_flash.cu) took 7.4x the lesson's
 # kernel at ANDREA-120M on the 2-core machine under load; 30x leaves room for a grading busier than the calibration
@@ -42,15 +44,16 @@ class Limit:
 
     def words(self, shape):
         """Why a run that exceeded this limit was stopped, for the student (after "timed out after N s")."""
-        where = f"(assumed: {self.assumed})" if self.assumed else "on this machine"
-        lesson = (f"the lesson's kernel takes {self.lesson_seconds:.2g} s at {'x'.join(map(str, shape))} {where}")
+        where = _("(assumed: {why})").format(why=self.assumed) if self.assumed else _("on this machine")
+        shape_words = "x".join(map(str, shape))
         if self.at_floor:  # the shortest limit: LIMIT_TIMES x the lesson's time is less than that
-            return (f"never finished: at {'x'.join(map(str, shape))} the lesson's kernel needs under "
-                    f"{self.seconds / LIMIT_TIMES:.2g} s {where}. A kernel that never ends: a loop whose condition "
-                    "never turns false (a step of 0?), threads spinning on a flag no thread sets, a barrier some "
-                    "threads never reach")
-        return (f"slower than {LIMIT_TIMES} x the lesson's kernel: {lesson}. If it never ends at all, look for a loop "
-                "whose condition never turns false")
+            return _("never finished: at {shape} the lesson's kernel needs under {seconds} s {where}. A kernel that "
+                     "never ends: a loop whose condition never turns false (a step of 0?), threads spinning on a flag "
+                     "no thread sets, a barrier some threads never reach").format(
+                shape=shape_words, seconds=f"{self.seconds / LIMIT_TIMES:.2g}", where=where)
+        return _("slower than {times} x the lesson's kernel: the lesson's kernel takes {seconds} s at {shape} {where}. "
+                 "If it never ends at all, look for a loop whose condition never turns false").format(
+            times=LIMIT_TIMES, seconds=f"{self.lesson_seconds:.2g}", shape=shape_words, where=where)
 
 
 def lesson_seconds_at_andrea():

@@ -15,9 +15,10 @@ from grader.judge import mistaken_answers
 from grader.common import records
 from grader.judge import oracle
 from grader.judge import tolerances as tol
-from grader.judge.compare import (WrongAnswer, assert_close, assert_unchanged, expect_array, mask_is_exact,
-                                  masked_scores, mask_wrong_elements, mismatch, wrong_elements)
+from grader.judge.compare import (WrongAnswer, assert_close, assert_unchanged, expect_array, hint_lines,
+                                  mask_is_exact, masked_scores, mask_wrong_elements, mismatch, wrong_elements)
 from grader.common.failures import Kind, StudentRaised
+from grader.common.i18n import _
 from grader.common.records import timed
 
 
@@ -41,8 +42,8 @@ class _Call:
             ndim = max((a.ndim for a in self.args if isinstance(a, np.ndarray)), default=0)
             hint = None if exc.kind is Kind.OUT_OF_MEMORY else hints.batch_dims(str(exc), ndim, self.func)
             if hint:
-                exc = StudentRaised(f"{exc}\n  hint: {hint}", exc.type_name, exc.is_value_error, exc.kind,
-                                    hints.mistakes_of([hint]))
+                exc = StudentRaised(f"{exc}" + "".join(hint_lines([hint])), exc.type_name, exc.is_value_error,
+                                    exc.kind, hints.mistakes_of([hint]))
             self._answer = (None, exc)
         except Exception as exc:
             self._answer = (None, exc)
@@ -111,7 +112,8 @@ def _sent_then_expected(student, func, args, compute):
 
 def _label(func, what, arr):
     """What was graded, true to the input: its case, dtype and shape (scores are (..., T, T), not (..., T, d_k))."""
-    return f"{func} on {what}, {arr.dtype} input of shape {tuple(arr.shape)}"
+    return _("{func} on {case}, {dtype} input of shape {shape}").format(func=func, case=what, dtype=arr.dtype,
+                                                                         shape=tuple(arr.shape))
 
 
 def check_scale_scores(student, Q, K, *, what, reference=None):
@@ -125,7 +127,7 @@ def check_scale_scores(student, Q, K, *, what, reference=None):
                          hints=lambda: hints.scale_scores(got, expected, Q, K))
         if reference is not None:
             assert_close(got, memo.get("reference scale_scores", (Q, K), lambda: reference.scale_scores(Q, K)), bound, scale=2,
-                         what=_label("scale_scores", what, Q) + ", compared with the reference solution")
+                         what=_label("scale_scores", what, Q) + _(", compared with the reference solution"))
     return got
 
 
@@ -159,10 +161,10 @@ def check_row_softmax(student, scores, *, what, reference=None):
             assert_close(got, expected, bound, what=label, hints=diagnose)
             wrong = zero_wanted & (got != 0)
             if wrong.any():  # within tolerance is not enough: -inf must give exactly 0
-                raise mismatch(got, expected, wrong, what=label + " (-inf must become exactly 0)", hints=diagnose())
+                raise mismatch(got, expected, wrong, what=label + _(" (-inf must become exactly 0)"), hints=diagnose())
         if reference is not None:
             assert_close(got, memo.get("reference row_softmax", (scores,), lambda: reference.row_softmax(scores)), bound, scale=2,
-                         what=label + ", compared with the reference solution")
+                         what=label + _(", compared with the reference solution"))
     return got
 
 
@@ -176,7 +178,7 @@ def check_weighted_sum(student, A, V, *, what, reference=None):
                      hints=lambda: hints.weighted_sum(got, expected, A, V))
         if reference is not None:
             assert_close(got, memo.get("reference weighted_sum", (A, V), lambda: reference.weighted_sum(A, V)), bound, scale=2,
-                         what=_label("weighted_sum", what, V) + ", compared with the reference solution")
+                         what=_label("weighted_sum", what, V) + _(", compared with the reference solution"))
     return got
 
 
@@ -192,7 +194,7 @@ def check_causal_attention(student, Q, K, V, *, what, reference=None):
                                     "fix any of them that fails its own tests first"])
         if reference is not None:
             assert_close(got, memo.get("reference causal_attention", (Q, K, V), lambda: reference.causal_attention(Q, K, V)), bound, scale=2,
-                         what=_label("causal_attention", what, V) + ", compared with the reference solution")
+                         what=_label("causal_attention", what, V) + _(", compared with the reference solution"))
     return got
 
 
@@ -235,15 +237,17 @@ def check_inputs_unchanged(student, func, named_args, *, what):
             diagnosis = (hints.apply_causal_mask(got, *sent) if func == "apply_causal_mask"
                          else getattr(hints, func)(got, expected, *sent))  # the mistake, named as its own tests do
             raise mismatch(got, expected, wrong, what=_label(func, what, sent[0]), hints=[
-                *diagnosis, f"{func} left its inputs unchanged, but this point is earned only with the right answer "
-                            "too (a function that never reads its inputs leaves them unchanged as well)"])
+                *diagnosis, _("{func} left its inputs unchanged, but this point is earned only with the right "
+                              "answer too (a function that never reads its inputs leaves them unchanged as well)")
+                .format(func=func)])
 
 
 def check_compute_dk(student, d_model, n_head):
     got = _Call(student, "compute_dk", d_model, n_head).result()
     want = d_model // n_head
     if got != want:
-        raise WrongAnswer(f"compute_dk({d_model}, {n_head}) returned {got}, expected {want} (= {d_model} // {n_head})")
+        raise WrongAnswer(_("compute_dk({d_model}, {n_head}) returned {got}, expected {want} (= {d_model} // "
+                            "{n_head})").format(d_model=d_model, n_head=n_head, got=got, want=want))
 
 
 def check_compute_dk_rejects(student, d_model, n_head, why):
@@ -253,6 +257,8 @@ def check_compute_dk_rejects(student, d_model, n_head, why):
     except StudentRaised as exc:
         if exc.is_value_error:
             return
-        raise WrongAnswer(f"compute_dk({d_model!r}, {n_head!r}) raised {exc.type_name}; "
-                          f"expected ValueError because {why}\n{exc}") from None
-    raise WrongAnswer(f"compute_dk({d_model!r}, {n_head!r}) returned {got!r}; expected a ValueError because {why}")
+        raise WrongAnswer(_("compute_dk({d_model}, {n_head}) raised {type}; expected ValueError because {why}")
+                          .format(d_model=repr(d_model), n_head=repr(n_head), type=exc.type_name, why=why)
+                          + f"\n{exc}") from None
+    raise WrongAnswer(_("compute_dk({d_model}, {n_head}) returned {got}; expected a ValueError because {why}")
+                      .format(d_model=repr(d_model), n_head=repr(n_head), got=repr(got), why=why))

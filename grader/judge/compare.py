@@ -3,6 +3,7 @@
 import numpy as np
 
 from grader.common.failures import WrongAnswer  # noqa: F401  (checks and suites import it from here too)
+from grader.common.i18n import _, ngettext
 from grader.judge import oracle
 from grader.judge.hints import Hint, mistakes_of
 from grader.judge.tolerances import MASK_ROWS
@@ -15,15 +16,22 @@ def expect_array(got, *, func, shape, dtype):
     if got.shape != tuple(shape):
         hints = []
         if got.shape == tuple(shape[:-2]) + (shape[-1], shape[-2]):
-            hints = [Hint("transposed", "the last two axes are swapped: is your result transposed?")]
+            hints = [Hint("transposed", _("the last two axes are swapped: is your result transposed?"))]
         elif got.ndim != len(shape):
-            hints = [Hint("batch_dims", f"the input had {len(shape)} dimensions and so should the result: batch "
-                          "dims not handled? Work on the last axes (axis=-1, swapaxes(-1, -2)), not on fixed ones.")]
-        raise WrongAnswer(f"{func} returned shape {got.shape}, expected {tuple(shape)}"
-                          + "".join(f"\n  hint: {h}" for h in hints), mistakes=mistakes_of(hints))
+            hints = [Hint("batch_dims", _("the input had {ndim} dimensions and so should the result: batch dims not "
+                                          "handled? Work on the last axes (axis=-1, swapaxes(-1, -2)), not on fixed "
+                                          "ones.").format(ndim=len(shape)))]
+        raise WrongAnswer(_("{func} returned shape {got}, expected {expected}").format(
+            func=func, got=got.shape, expected=tuple(shape)) + "".join(hint_lines(hints)), mistakes=mistakes_of(hints))
     if got.dtype != np.dtype(dtype):
-        raise WrongAnswer(f"{func} returned dtype {got.dtype} for {np.dtype(dtype)} inputs; "
-                          f"the output dtype must equal the input dtype ({np.dtype(dtype)} in, {np.dtype(dtype)} out)")
+        raise WrongAnswer(_("{func} returned dtype {got} for {dtype} inputs; the output dtype must equal the input "
+                            "dtype ({dtype} in, {dtype} out)").format(func=func, got=got.dtype, dtype=np.dtype(dtype)))
+
+
+def hint_lines(hints):
+    """Each hint as a line of a failure's message, after a newline: "  hint: ..." in this grading's language."""
+    label = _("hint:")
+    return [f"\n  {label} {h}" for h in hints]
 
 
 CHUNK = 1 << 18  # elements compared at a time: the difference stays in the core's cache, never a full-size temporary
@@ -65,7 +73,7 @@ def wrong_elements(got, expected, bound, scale=1.0):
     wrong = np.empty(expected.shape, dtype=bool)
     diff = np.empty(min(CHUNK, max(1, expected.size)), dtype=work)
     with np.errstate(invalid="ignore", over="ignore"):
-        for _, (g, e, b, w) in _flat_chunks(got, expected, bound, wrong):
+        for _chunk, (g, e, b, w) in _flat_chunks(got, expected, bound, wrong):
             d = diff[:g.size]
             np.subtract(g, e, out=d, dtype=work)
             np.abs(d, out=d)
@@ -185,15 +193,19 @@ def describe_mismatch(got, expected, wrong, *, what, hints=()):
             if not finite_e.all():
                 nan_expected += int(np.count_nonzero(np.isnan(e)))
                 inf_expected += int(np.count_nonzero(np.isinf(e)))
-    lines = [f"{what}: {n_wrong} of {n} elements wrong"]
+    lines = [ngettext("{what}: {wrong} of {total} element wrong", "{what}: {wrong} of {total} elements wrong", n)
+             .format(what=what, wrong=n_wrong, total=n)]
     for flat_index in first:
         idx = tuple(int(i) for i in np.unravel_index(flat_index, wrong.shape))
-        lines.append(f"  {idx}: got {float(got[idx]):.8g} vs expected {float(expected[idx]):.8g}")
+        lines.append("  " + _("{index}: got {got} vs expected {expected}").format(
+            index=idx, got=f"{float(got[idx]):.8g}", expected=f"{float(expected[idx]):.8g}"))
     if abs_max >= 0:
-        lines.append(f"  max abs error {abs_max:.3g}, max rel error {rel_max:.3g}")
-    lines.append(f"  NaN: {nan_got} got vs {nan_expected} expected; Inf: {inf_got} got vs {inf_expected} expected")
-    lines += [f"  hint: {h}" for h in hints]
-    return "\n".join(lines)
+        lines.append("  " + _("max abs error {abs}, max rel error {rel}").format(abs=f"{abs_max:.3g}",
+                                                                                rel=f"{rel_max:.3g}"))
+    lines.append("  " + _("NaN: {nan_got} got vs {nan_expected} expected; Inf: {inf_got} got vs {inf_expected} "
+                          "expected").format(nan_got=nan_got, nan_expected=nan_expected, inf_got=inf_got,
+                                             inf_expected=inf_expected))
+    return "\n".join(lines) + "".join(hint_lines(hints))
 
 
 def assert_close(got, expected, bound, *, what, hints=lambda: (), scale=1.0):
@@ -216,6 +228,9 @@ def assert_unchanged(before, after, *, func, name):
     """Inputs must come back bit for bit as they were sent."""
     if before.shape != after.shape or not np.array_equal(before, after, equal_nan=True):
         changed = int(np.sum(~((before == after) | (np.isnan(before) & np.isnan(after)))))
-        raise WrongAnswer(f"{func} modified its input {name} ({changed} elements changed): "
-                          "work on a copy (np.where, x.copy(), or arithmetic that makes a new array), "
-                          "never write into the arrays you are given")
+        raise WrongAnswer(ngettext(
+            "{func} modified its input {name} ({changed} element changed): work on a copy (np.where, x.copy(), or "
+            "arithmetic that makes a new array), never write into the arrays you are given",
+            "{func} modified its input {name} ({changed} elements changed): work on a copy (np.where, x.copy(), or "
+            "arithmetic that makes a new array), never write into the arrays you are given", changed)
+            .format(func=func, name=name, changed=changed))

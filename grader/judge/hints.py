@@ -9,30 +9,31 @@ for the class report to count (grader/report/class_report.py).
 
 import numpy as np
 
+from grader.common.i18n import N_, _, ngettext
 from grader.judge import mistaken_answers as answers, oracle
 from grader.judge.tolerances import MASK_LIMIT, MASK_ROWS
 
 # every known mistake a hint can name: id -> what the class report calls it
 MISTAKES = {
-    "missing_scale": "missing 1/sqrt(d_k) scale",
-    "scaled_by_d_k": "divided by d_k instead of sqrt(d_k)",
-    "multiplied_by_sqrt_d_k": "multiplied by sqrt(d_k) instead of dividing",
-    "fixed_d_k": "sqrt(64) hard-coded instead of sqrt(d_k)",
-    "transposed": "transposed result (K Q^T, or the last two axes swapped)",
-    "batch_dims": "batch dimensions not handled",
-    "mask_leaks_future": "the mask leaks the future (j > i not masked)",
-    "mask_hides_present": "the mask hides the present (diagonal masked)",
-    "mask_changes_past": "the mask changes entries below the diagonal",
-    "softmax_overflow": "softmax overflows at large logits (no max subtracted)",
-    "nan_or_inf": "NaN or Inf in the result",
-    "softmax_wrong_axis": "softmax over the wrong axis",
-    "rows_not_normalised": "rows do not sum to 1",
-    "masked_not_zero": "-inf scores not turned into exactly 0",
-    "weights_transposed": "A^T V instead of A V",
-    "kernel_nan": "NaN in the kernel's output (an uninitialised read?)",
-    "kernel_race": "race: the result depends on the threads' order",
-    "kernel_no_scale": "kernel without the 1/sqrt(d_k) scale",
-    "kernel_mask_off_by_one": "kernel mask lets i see i + 1",
+    "missing_scale": N_("missing 1/sqrt(d_k) scale"),
+    "scaled_by_d_k": N_("divided by d_k instead of sqrt(d_k)"),
+    "multiplied_by_sqrt_d_k": N_("multiplied by sqrt(d_k) instead of dividing"),
+    "fixed_d_k": N_("sqrt(64) hard-coded instead of sqrt(d_k)"),
+    "transposed": N_("transposed result (K Q^T, or the last two axes swapped)"),
+    "batch_dims": N_("batch dimensions not handled"),
+    "mask_leaks_future": N_("the mask leaks the future (j > i not masked)"),
+    "mask_hides_present": N_("the mask hides the present (diagonal masked)"),
+    "mask_changes_past": N_("the mask changes entries below the diagonal"),
+    "softmax_overflow": N_("softmax overflows at large logits (no max subtracted)"),
+    "nan_or_inf": N_("NaN or Inf in the result"),
+    "softmax_wrong_axis": N_("softmax over the wrong axis"),
+    "rows_not_normalised": N_("rows do not sum to 1"),
+    "masked_not_zero": N_("-inf scores not turned into exactly 0"),
+    "weights_transposed": N_("A^T V instead of A V"),
+    "kernel_nan": N_("NaN in the kernel's output (an uninitialised read?)"),
+    "kernel_race": N_("race: the result depends on the threads' order"),
+    "kernel_no_scale": N_("kernel without the 1/sqrt(d_k) scale"),
+    "kernel_mask_off_by_one": N_("kernel mask lets i see i + 1"),
 }
 
 
@@ -128,21 +129,22 @@ def scale_scores(got, expected, Q, K):
     r = _ratio(got, expected)
     root = np.sqrt(d_k)
     if _near(r, root):
-        hints.append(Hint("missing_scale", f"missing scale: your scores are sqrt(d_k) = {root:g} times too large; "
-                                           f"divide Q K^T by sqrt(d_k) (d_k = Q.shape[-1] = {d_k})"))
+        hints.append(Hint("missing_scale", _("missing scale: your scores are sqrt(d_k) = {root} times too large; "
+                                             "divide Q K^T by sqrt(d_k) (d_k = Q.shape[-1] = {d_k})")
+                          .format(root=f"{root:g}", d_k=d_k)))
     elif _near(r, 1 / root):
         hints.append(Hint("scaled_by_d_k",
-                          f"your scores are sqrt(d_k) = {root:g} times too small: divided by d_k instead of sqrt(d_k), "
-                          "or scaled twice?"))
+                          _("your scores are sqrt(d_k) = {root} times too small: divided by d_k instead of "
+                            "sqrt(d_k), or scaled twice?").format(root=f"{root:g}")))
     elif _near(r, d_k):
         hints.append(Hint("multiplied_by_sqrt_d_k",
-                          "your scores are d_k times too large: multiplied by sqrt(d_k) instead of dividing?"))
+                          _("your scores are d_k times too large: multiplied by sqrt(d_k) instead of dividing?")))
     elif d_k != 64 and _near(r, 8 / root):
-        hints.append(Hint("fixed_d_k", f"you divided by 8 = sqrt(64), but these heads have d_k = Q.shape[-1] = {d_k}: "
-                                       "take d_k from the input's shape"))
+        hints.append(Hint("fixed_d_k", _("you divided by 8 = sqrt(64), but these heads have d_k = Q.shape[-1] = "
+                                         "{d_k}: take d_k from the input's shape").format(d_k=d_k)))
     elif _matches(got, np.swapaxes(expected, -1, -2)):
         hints.append(Hint("transposed",
-                          "your scores are transposed (K Q^T): row i must hold query i's scores, Q[i] . K[j]"))
+                          _("your scores are transposed (K Q^T): row i must hold query i's scores, Q[i] . K[j]")))
     return hints
 
 
@@ -174,17 +176,20 @@ def apply_causal_mask(got, scores):
         hides_present = bool((np.diagonal(g, axis1=-2, axis2=-1) <= MASK_LIMIT).any())
     hints = []
     if n_leaks:
-        _, i, j = (int(v) for v in first_leak)
+        _head, i, j = (int(v) for v in first_leak)
         hints.append(Hint("mask_leaks_future",
-                          f"the mask leaks the future: {n_leaks} entries with j > i are not masked "
-                          f"(first: row {i}, column {j}); every j > i must be -inf"))
+                          ngettext("the mask leaks the future: {count} entry with j > i is not masked (first: row "
+                                   "{i}, column {j}); every j > i must be -inf",
+                                   "the mask leaks the future: {count} entries with j > i are not masked (first: row "
+                                   "{i}, column {j}); every j > i must be -inf", n_leaks)
+                          .format(count=n_leaks, i=i, j=j)))
     if hides_present:
         hints.append(Hint("mask_hides_present",
-                          "the mask hides the present: entries on the diagonal (j == i) were masked; "
-                          "position i may attend to itself (np.triu(..., k=1) marks only j > i)"))
+                          _("the mask hides the present: entries on the diagonal (j == i) were masked; position i "
+                            "may attend to itself (np.triu(..., k=1) marks only j > i)")))
     if changes_past:
         hints.append(Hint("mask_changes_past",
-                          "entries below the diagonal were changed; they must come back unchanged, bit for bit"))
+                          _("entries below the diagonal were changed; they must come back unchanged, bit for bit")))
     return hints
 
 
@@ -195,49 +200,51 @@ def row_softmax(got, expected, scores):
         big = np.nanmax(np.abs(np.where(np.isfinite(scores), scores, 0)))  # four passes: only when it is needed
         if big > 80:
             hints.append(Hint("softmax_overflow",
-                              f"overflow at large logits (|scores| up to {big:.3g}): exp overflows to inf and inf/inf "
-                              "is NaN; subtract each row's maximum before exp"))
+                              _("overflow at large logits (|scores| up to {big}): exp overflows to inf and inf/inf "
+                                "is NaN; subtract each row's maximum before exp").format(big=f"{big:.3g}")))
         else:
             hints.append(Hint("nan_or_inf",
-                              "NaN or Inf in your result: a row with every entry -inf, or a division by zero?"))
+                              _("NaN or Inf in your result: a row with every entry -inf, or a division by zero?")))
     rows = np.sum(got, axis=-1, dtype=np.float64)
     if got.ndim >= 2 and got.shape[-1] == got.shape[-2] and got.shape[-1] > 1:
         cols = np.sum(got, axis=-2, dtype=np.float64)
         if np.allclose(cols, 1, atol=1e-3) and not np.allclose(rows, 1, atol=1e-3):
             hints.append(Hint("softmax_wrong_axis",
-                              "softmax over the wrong axis: your columns sum to 1, the rows should "
-                              "(normalise over the last axis, axis=-1, with keepdims=True)"))
+                              _("softmax over the wrong axis: your columns sum to 1, the rows should (normalise "
+                                "over the last axis, axis=-1, with keepdims=True)")))
             return hints
     if np.isfinite(rows).all() and not np.allclose(rows, 1, atol=1e-3):
         k = np.unravel_index(np.argmax(np.abs(rows - 1)), rows.shape)
         hints.append(Hint("rows_not_normalised",
-                          f"rows do not sum to 1 (row {tuple(int(v) for v in k)} sums to {rows[k]:.6g}): "
-                          "divide each row's exponentials by that row's sum"))
+                          _("rows do not sum to 1 (row {row} sums to {total}): divide each row's exponentials by "
+                            "that row's sum").format(row=tuple(int(v) for v in k), total=f"{rows[k]:.6g}")))
     # a NaN there is the NaN hint's (an overflow makes whole rows NaN): only finite entries that are not 0
     not_zero = int(np.count_nonzero((scores == -np.inf) & np.isfinite(got) & (got != 0)))
     if not_zero:
-        hints.append(Hint("masked_not_zero", f"{not_zero} entries whose score is -inf did not become exactly 0"))
+        hints.append(Hint("masked_not_zero", ngettext("{count} entry whose score is -inf did not become exactly 0",
+                                                      "{count} entries whose score is -inf did not become exactly 0",
+                                                      not_zero).format(count=not_zero)))
     return hints
 
 
 def weighted_sum(got, expected, A, V):
     hints = []
     if _matches(got, answers.weighted_sum_transposed(A, V)):
-        hints.append(Hint("weights_transposed", "your result is A^T V: output[i] = sum_j A[i, j] V[j] uses row i of A; "
-                                                "check for a transposed A or V (or a swapped einsum index)"))
+        hints.append(Hint("weights_transposed", _("your result is A^T V: output[i] = sum_j A[i, j] V[j] uses row i "
+                                                  "of A; check for a transposed A or V (or a swapped einsum index)")))
     return hints
 
 
 # what handling leading batch dimensions takes, in each function's own terms
 BATCH_ADVICE = {
-    "scale_scores": "K.T reverses every axis; transpose only the last two (np.swapaxes(K, -1, -2)) and take d_k "
-                    "from Q.shape[-1]",
-    "causal_attention": "K.T reverses every axis; transpose only the last two (np.swapaxes(K, -1, -2))",
-    "apply_causal_mask": "Take T from the last axis (scores.shape[-1], not scores.shape[0]) and build one (T, T) "
-                         "mask that broadcasts over the leading axes",
-    "row_softmax": "Reduce over the last axis only: axis=-1 with keepdims=True",
-    "weighted_sum": "A @ V (np.matmul) multiplies over the last two axes and broadcasts over the others; "
-                    "np.dot and .T do not",
+    "scale_scores": N_("K.T reverses every axis; transpose only the last two (np.swapaxes(K, -1, -2)) and take d_k "
+                       "from Q.shape[-1]"),
+    "causal_attention": N_("K.T reverses every axis; transpose only the last two (np.swapaxes(K, -1, -2))"),
+    "apply_causal_mask": N_("Take T from the last axis (scores.shape[-1], not scores.shape[0]) and build one (T, T) "
+                            "mask that broadcasts over the leading axes"),
+    "row_softmax": N_("Reduce over the last axis only: axis=-1 with keepdims=True"),
+    "weighted_sum": N_("A @ V (np.matmul) multiplies over the last two axes and broadcasts over the others; "
+                       "np.dot and .T do not"),
 }
 
 
@@ -245,8 +252,9 @@ def batch_dims(error_message, ndim, func=None):
     """A hint for an exception func raised on a batched (3-D or 4-D) input."""
     words = ("matmul", "mismatch", "shape", "broadcast", "align")
     if ndim > 2 and any(w in error_message for w in words):
-        return Hint("batch_dims", "batch dims not handled: this input has leading batch dimensions. "
-                    + BATCH_ADVICE.get(func, "Work on the last two axes and let the leading ones broadcast"))
+        advice = BATCH_ADVICE.get(func, N_("Work on the last two axes and let the leading ones broadcast"))
+        return Hint("batch_dims", _("batch dims not handled: this input has leading batch dimensions. {advice}")
+                    .format(advice=_(advice)))
     return None
 
 
@@ -257,17 +265,19 @@ def kernel(got, expected, Q, K, V, order, forward=None):
     got = np.asarray(got, np.float64)
     if np.isnan(got).any():
         hints.append(Hint("kernel_nan",
-                          "NaN in O: an uninitialised read (shared memory starts as NaN here, cudaMalloc'd memory too), "
-                          "an overflowing exp, or a row that attends to nothing"))
+                          _("NaN in O: an uninitialised read (shared memory starts as NaN here, cudaMalloc'd memory "
+                            "too), an overflowing exp, or a row that attends to nothing")))
     if order != "forward" and forward is not None and not np.array_equal(np.asarray(forward, np.float64), got,
                                                                          equal_nan=True):
         hints.append(Hint("kernel_race",
-                          "the result depends on the order threads run in (in their usual order this input gives "
-                          "another O): a race; is a __syncthreads() missing between writing and reading shared memory?"))
+                          _("the result depends on the order threads run in (in their usual order this input gives "
+                            "another O): a race; is a __syncthreads() missing between writing and reading shared "
+                            "memory?")))
     if _kernel_mistake(got, Q, K, V, "kernel_no_scale"):
         hints.append(Hint("kernel_no_scale",
-                          "O matches attention without the 1/sqrt(d_k) scale: multiply dot(Q[i], K[j]) by 1.0f / sqrtf(d_k)"))
+                          _("O matches attention without the 1/sqrt(d_k) scale: multiply dot(Q[i], K[j]) by 1.0f / "
+                            "sqrtf(d_k)")))
     elif _kernel_mistake(got, Q, K, V, "kernel_mask_off_by_one"):
         hints.append(Hint("kernel_mask_off_by_one",
-                          "the mask lets position i see position i + 1: skip every key j > i"))
+                          _("the mask lets position i see position i + 1: skip every key j > i")))
     return hints

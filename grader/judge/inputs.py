@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from grader.common.i18n import N_, _
 from grader.judge import oracle
 from grader.judge import shared_expected
 
@@ -22,10 +23,18 @@ D_K = ANDREA_120M["d_model"] // ANDREA_120M["n_head"]  # 64
 class Case:
     """The shape of one graded input: leading batch dims, sequence length T, head width d_k."""
 
-    label: str
+    name: str  # in English; label is the grading's language
     lead: tuple
     T: int
     d_k: int = D_K
+
+    @property
+    def label(self):
+        return _(self.name)
+
+    def described(self, detail):
+        """The label with one more detail (already in the grading's language): "T=2, causally masked"."""
+        return _("{case}, {detail}").format(case=self.label, detail=detail)
 
     def qkv_shape(self):
         return (*self.lead, self.T, self.d_k)
@@ -36,14 +45,14 @@ class Case:
 
 HEADS = ANDREA_120M["n_head"]
 CASES = {
-    "andrea": Case("ANDREA-120M: 12 heads x T=1024", (HEADS,), 1024),  # d_k, or T again, the shape tells
-    "andrea_batch2": Case("ANDREA-120M, batch of 2: 2 x 12 heads x T=1024 (4-D)", (2, HEADS), 1024),
-    "one_head_2d": Case("one head as a 2-D array, T=17", (), 17),
-    "T1": Case("T=1 (a single position)", (HEADS,), 1),
-    "T2": Case("T=2", (HEADS,), 2),
-    "T17": Case("odd T=17", (3,), 17),
-    "T1023": Case("odd T=1023, one head as a 2-D array", (), 1023),
-    "dk16": Case("heads of width d_k=16 (d_model=192, n_head=12), T=33", (HEADS,), 33, 16),
+    "andrea": Case(N_("ANDREA-120M: 12 heads x T=1024"), (HEADS,), 1024),  # d_k, or T again, the shape tells
+    "andrea_batch2": Case(N_("ANDREA-120M, batch of 2: 2 x 12 heads x T=1024 (4-D)"), (2, HEADS), 1024),
+    "one_head_2d": Case(N_("one head as a 2-D array, T=17"), (), 17),
+    "T1": Case(N_("T=1 (a single position)"), (HEADS,), 1),
+    "T2": Case(N_("T=2"), (HEADS,), 2),
+    "T17": Case(N_("odd T=17"), (3,), 17),
+    "T1023": Case(N_("odd T=1023, one head as a 2-D array"), (), 1023),
+    "dk16": Case(N_("heads of width d_k=16 (d_model=192, n_head=12), T=33"), (HEADS,), 33, 16),
 }
 
 
@@ -61,7 +70,7 @@ def qkv(rng, case, dtype):
     """Q, K, V of shape (..., T, d_k), entries ~ N(0, 1) like x W for unit-variance x and W ~ N(0, 1/d_model).
     (At ANDREA-120M drawing them takes 4 times longer than reading them back: the controls drew 900 of them.)"""
     return _cached("qkv", rng, case, dtype, None,
-                   lambda: tuple(_normal(rng, case.qkv_shape(), dtype) for _ in range(3)))
+                   lambda: tuple(_normal(rng, case.qkv_shape(), dtype) for _n in range(3)))
 
 
 def scores(rng, case, dtype, magnitude=None):
@@ -85,7 +94,7 @@ def weights(rng, case, dtype):
 
 
 def _scores(rng, case, dtype, magnitude):
-    Q, K, _ = qkv(rng, case, dtype)
+    Q, K, _V = qkv(rng, case, dtype)
     s = np.matmul(Q, np.swapaxes(K, -1, -2))
     peak = np.max(np.abs(s)) if magnitude is not None else None
     s *= np.asarray(magnitude / peak if magnitude is not None else 1 / np.sqrt(case.d_k), dtype)

@@ -4,6 +4,7 @@ graded. Its time limits: grader/cuda/time_limits.py, through the kernel under te
 
 import numpy as np
 
+from grader.common.i18n import _
 from grader.common import environment, records
 from grader.common.failures import StudentCodeError, TimedOut
 from grader.common.records import timed
@@ -26,7 +27,7 @@ def sdpa_milliseconds(Q, K, V):
     sdpa(q, k, v, is_causal=True)
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
-    for _ in range(GPU_TIMED_RUNS):
+    for _run in range(GPU_TIMED_RUNS):
         sdpa(q, k, v, is_causal=True)
     stop.record()
     torch.cuda.synchronize()
@@ -39,13 +40,14 @@ def _gpu_timing_note(runner, Q, K, V):
     if ms <= 0:
         return
     gbs = 4 * Q.nbytes / (ms * 1e-3) / 1e9
-    text = (f"kernel report: on the GPU too (not graded); at {'x'.join(map(str, Q.shape))} your kernel takes "
-            f"{ms:.3f} ms ({gbs:.0f} GB/s)")
+    text = _("kernel report: on the GPU too (not graded); at {shape} your kernel takes {ms} ms ({gbs} GB/s)").format(
+        shape="x".join(map(str, Q.shape)), ms=f"{ms:.3f}", gbs=f"{gbs:.0f}")
     ref = sdpa_milliseconds(Q, K, V)
     if ref is not None:
-        text += f"; torch scaled_dot_product_attention {ref:.3f} ms (yours takes {ms / ref:.1f}x as long)"
+        text += "; " + _("torch scaled_dot_product_attention {ms} ms (yours takes {times}x as long)").format(
+            ms=f"{ref:.3f}", times=f"{ms / ref:.1f}")
     else:
-        text += "; torch here has no CUDA, so scaled_dot_product_attention was not timed beside it"
+        text += "; " + _("torch here has no CUDA, so scaled_dot_product_attention was not timed beside it")
     records.add_note("cuda_kernel", text)
 
 
@@ -56,18 +58,18 @@ def run_on_the_gpu_too(kernel, Q, K, V, expected, bound, limit):
     gpu, why_not = kernel.gpu()
     if gpu is None:
         if why_not:
-            records.add_note("cuda_kernel", f"on the GPU too: not run (not graded): {why_not}")
+            records.add_note("cuda_kernel", _("on the GPU too: not run (not graded): {why}").format(why=why_not))
         return None
     try:
         got = gpu.call("causal_attention_forward", Q, K, V, repeats=GPU_TIMED_RUNS, timeout=limit)
     except StudentCodeError as exc:
-        records.add_note("cuda_kernel", f"on the GPU too (not graded): the run failed: {exc}")
+        records.add_note("cuda_kernel", _("on the GPU too (not graded): the run failed: {why}").format(why=exc))
         return None
     wrong = int(wrong_elements(got, expected, bound).sum()) if got.shape == expected.shape else got.size
-    records.add_note("cuda_kernel", "on the GPU too (not graded): " + (
-        "the same answer, within the tolerance" if not wrong else
-        f"{wrong} of {expected.size} elements differ from the oracle there, though not on the CPU runtime: a race "
-        "or an out-of-bounds access the GPU does not stop?"))
+    records.add_note("cuda_kernel", _("on the GPU too (not graded): the same answer, within the tolerance") if not wrong
+                     else _("on the GPU too (not graded): {wrong} of {total} elements differ from the oracle there, "
+                            "though not on the CPU runtime: a race or an out-of-bounds access the GPU does not stop?")
+                     .format(wrong=wrong, total=expected.size))
     _gpu_timing_note(gpu, Q, K, V)
     return gpu
 
@@ -108,7 +110,7 @@ def check_kernel(kernel, Q, K, V, *, what, order="forward", timing=False):
     try:
         got, warnings = running.result(), runner.warnings
     except TimedOut as exc:
-        kernel.record_timeout(Q, what, str(exc).split("\nyour code printed")[0])
+        kernel.record_timeout(Q, what, str(exc).split("\n" + _("your code printed:"))[0])
         raise
     if timing and got is not None:
         from grader.cuda import kernel_report
@@ -143,4 +145,5 @@ def _note_memory_traffic(kernel):
         records.add_note("cuda_kernel", traffic_report.report(kernel.source, versions=versions))
         records.add_data("roofline", traffic_report.roofline_points(versions, gpus.chosen()))  # the picture's
     except Exception as exc:  # a profiled build or run that fails says so in one line
-        records.add_note("cuda_kernel", f"(memory traffic not counted: {str(exc).strip().splitlines()[0][:300]})")
+        records.add_note("cuda_kernel", _("(memory traffic not counted: {why})").format(
+            why=str(exc).strip().splitlines()[0][:300]))

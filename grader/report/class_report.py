@@ -17,11 +17,14 @@ import sys
 import time
 from pathlib import Path
 
+from grader.common import i18n
+from grader.common.i18n import N_, _, ngettext
 from grader.common.layout import KERNEL_EXERCISE, ROOT
 from grader.report import class_results, report_plots
 
 DEFAULT_OUT = ROOT / "build" / "course" / "report.html"
 ANDREA_SHAPE = "12x1024x64"
+SORT_HINT = N_("Click a column's header to sort by it; again to reverse.")
 
 
 def add_arguments(parser):
@@ -53,15 +56,18 @@ def exercises_section(subs):
             possible[ex] = max(possible.get(ex, 0.0), p)
             earned.setdefault(ex, []).append(e)
     plot = report_plots.score_histograms({ex: (possible[ex], earned[ex]) for ex in possible})
-    parts = ["<section id='exercises'><h2>Scores per exercise</h2>", "<figure class='plot'>",
-             _img(plot, "histogram of the scores of each exercise"), "</figure>"]
+    parts = ["<section id='exercises'><h2>" + _e(_("Scores per exercise")) + "</h2>", "<figure class='plot'>",
+             _img(plot, _("histogram of the scores of each exercise")), "</figure>"]
     for ex, tests in class_results.pass_rates(subs).items():
-        parts.append(f"<details><summary>{_e(ex)}: pass rate of each test "
-                     f"(median {_fmt(statistics.median(earned[ex]))} of {_fmt(possible[ex])})</summary>")
-        parts.append("<table class='rates'><thead><tr><th>test</th><th>passed</th><th>rate</th></tr></thead><tbody>")
+        summary = _("{exercise}: pass rate of each test (median {median} of {possible})").format(
+            exercise=ex, median=_fmt(statistics.median(earned[ex])), possible=_fmt(possible[ex]))
+        parts.append(f"<details><summary>{_e(summary)}</summary>")
+        heads = "".join(f"<th>{_e(h)}</th>" for h in (_("test"), _("passed"), _("rate")))
+        parts.append(f"<table class='rates'><thead><tr>{heads}</tr></thead><tbody>")
         for name, passed, graded in tests:
             pct = 100.0 * passed / graded if graded else 0.0
-            parts.append(f"<tr><td>{_e(name)}</td><td>{passed} of {graded}</td><td class='bar'>"
+            of = _e(_("{passed} of {graded}").format(passed=passed, graded=graded))
+            parts.append(f"<tr><td>{_e(name)}</td><td>{of}</td><td class='bar'>"
                          f"<span style='width:{pct:.0f}%'></span><em>{pct:.0f}%</em></td></tr>")
         parts.append("</tbody></table></details>")
     parts.append("</section>")
@@ -71,20 +77,24 @@ def exercises_section(subs):
 def mistakes_section(subs, out):
     counts = [row for row in class_results.mistake_counts(subs) if row[1] != KERNEL_EXERCISE
               or row[0] not in class_results.KERNEL_FAILURES]
-    parts = ["<section id='mistakes'><h2>Most common mistakes</h2>"]
+    parts = ["<section id='mistakes'><h2>" + _e(_("Most common mistakes")) + "</h2>"]
     if not counts:
-        parts.append("<p>No known mistake was recognised in these results.</p></section>")
+        parts.append("<p>" + _e(_("No known mistake was recognised in these results.")) + "</p></section>")
         return "\n".join(parts)
     by_name = {s.student: s for s in subs}
-    parts.append("<table class='mistakes'><thead><tr><th>mistake</th><th>exercise</th><th>students</th>"
-                 "<th>who</th><th>one such submission</th></tr></thead><tbody>")
+    heads = "".join(f"<th>{_e(h)}</th>" for h in (_("mistake"), _("exercise"), _("students"), _("who"),
+                                                   _("one such submission")))
+    parts.append(f"<table class='mistakes'><thead><tr>{heads}</tr></thead><tbody>")
     for mistake, exercise, students in counts:
         who = ", ".join(f"<a href='#student-{_e(s)}'>{_e(s)}</a>" for s in students)
         picture = next(((s, by_name[s].picture(exercise)) for s in students if by_name[s].picture(exercise)), None)
-        shown = (f"<figure class='picture'>{_img(picture[1].read_bytes(), f'{exercise} of {picture[0]}')}"
-                 f"<figcaption>{_e(picture[0])}: yours, the reference, the difference</figcaption></figure>"
-                 if picture else "<span class='muted'>no picture</span>")
-        parts.append(f"<tr><td>{_e(class_results.NAMES.get(mistake, mistake))}</td><td>{_e(exercise)}</td>"
+        if picture:
+            caption = _e(_("{student}: yours, the reference, the difference").format(student=picture[0]))
+            shown = (f"<figure class='picture'>{_img(picture[1].read_bytes(), f'{exercise}: {picture[0]}')}"
+                     f"<figcaption>{caption}</figcaption></figure>")
+        else:
+            shown = "<span class='muted'>" + _e(_("no picture")) + "</span>"
+        parts.append(f"<tr><td>{_e(class_results.name_of(mistake))}</td><td>{_e(exercise)}</td>"
                      f"<td class='num'>{len(students)}</td><td>{who}</td><td>{shown}</td></tr>")
     parts.append("</tbody></table></section>")
     return "\n".join(parts)
@@ -93,32 +103,35 @@ def mistakes_section(subs, out):
 def kernel_section(subs):
     graded = [s for s in subs if s.kernel_built() is not None]
     built = [s for s in graded if s.kernel_built()]
-    parts = ["<section id='kernel'><h2>The CUDA kernel</h2>",
-             f"<p><strong>{len(built)} of {len(graded)}</strong> kernels compiled and ran.</p>"]
+    ran = ngettext("{built} of {graded} kernel compiled and ran.", "{built} of {graded} kernels compiled and ran.",
+                   len(graded)).format(built=len(built), graded=len(graded))
+    parts = ["<section id='kernel'><h2>" + _e(_("The CUDA kernel")) + "</h2>", f"<p>{_e(ran)}</p>"]
     diagnostics = [row for row in class_results.mistake_counts(subs) if row[1] == KERNEL_EXERCISE]
     if diagnostics:
-        parts.append("<table class='diagnostics'><thead><tr><th>diagnostic</th><th>students</th><th>who</th></tr>"
-                     "</thead><tbody>")
-        for mistake, _, students in diagnostics:
-            name = class_results.KERNEL_FAILURES.get(mistake) or class_results.NAMES.get(mistake, mistake)
+        heads = "".join(f"<th>{_e(h)}</th>" for h in (_("diagnostic"), _("students"), _("who")))
+        parts.append(f"<table class='diagnostics'><thead><tr>{heads}</tr></thead><tbody>")
+        for mistake, _exercise, students in diagnostics:
+            name = class_results.name_of(mistake)
             parts.append(f"<tr><td>{_e(name)}</td><td class='num'>{len(students)}</td><td>"
                          + ", ".join(f"<a href='#student-{_e(s)}'>{_e(s)}</a>" for s in students) + "</td></tr>")
         parts.append("</tbody></table>")
     timings = [t for t in (s.kernel_seconds() for s in subs) if t and t.get("shape") == ANDREA_SHAPE]
     if timings:
         refs = {}
-        for key, label in (("tiled", "reference: tiled kernel"),
-                           ("four_kernels", "reference: the lesson's four kernels")):
+        for key, label in (("tiled", N_("reference: tiled kernel")),
+                           ("four_kernels", N_("reference: the lesson's four kernels"))):
             values = [t["reference_seconds"].get(key) for t in timings if (t.get("reference_seconds") or {}).get(key)]
             refs[label] = statistics.median(values) if values else None
         seconds = [t["seconds"] for t in timings]
         plot = report_plots.kernel_times(seconds, refs, ANDREA_SHAPE)
-        parts += [f"<p>Kernel times at {ANDREA_SHAPE} ({len(seconds)} kernels timed; median "
-                  f"{statistics.median(seconds):.2f} s) next to the reference kernels on the same machine. CPU "
-                  "times show work and waiting, not GPU speed.</p>",
-                  f"<figure class='plot'>{_img(plot, 'kernel times next to the reference kernels')}</figure>"]
+        said = _("Kernel times at {shape} ({count} kernels timed; median {median} s) next to the reference kernels "
+                 "on the same machine. CPU times show work and waiting, not GPU speed.").format(
+            shape=ANDREA_SHAPE, count=len(seconds), median=f"{statistics.median(seconds):.2f}")
+        parts += [f"<p>{_e(said)}</p>",
+                  "<figure class='plot'>" + _img(plot, _("kernel times next to the reference kernels")) + "</figure>"]
     else:
-        parts.append(f"<p>No kernel timings at {ANDREA_SHAPE} in these results.</p>")
+        none = _("No kernel timings at {shape} in these results.").format(shape=ANDREA_SHAPE)
+        parts.append(f"<p>{_e(none)}</p>")
     parts.append("</section>")
     return "\n".join(parts)
 
@@ -126,22 +139,24 @@ def kernel_section(subs):
 def students_section(subs, out):
     exercises = list(dict.fromkeys(ex for s in subs for ex in s.scores()))
     head = "".join(f"<th data-type='number'><button>{_e(ex)}</button></th>" for ex in exercises)
-    parts = ["<section id='students'><h2>Students</h2>",
-             "<p class='hint'>Click a column's header to sort by it; again to reverse.</p>",
+    parts = ["<section id='students'><h2>" + _e(_("Students")) + "</h2>",
+             f"<p class='hint'>{_e(_(SORT_HINT))}</p>",
              "<div class='wide'><table id='student-table' class='sortable'><thead><tr>"
-             "<th data-type='text'><button>student</button>"
-             f"</th>{head}<th data-type='number'><button>total</button></th>"
-             "<th data-type='number'><button>late</button></th><th data-type='text'><button>diagnostics</button></th>"
-             "<th>feedback</th></tr></thead><tbody>"]
+             "<th data-type='text'><button>" + _e(_("student")) + "</button>"
+             f"</th>{head}<th data-type='number'><button>" + _e(_("total")) + "</button></th>"
+             "<th data-type='number'><button>" + _e(_("late")) + "</button></th>"
+             "<th data-type='text'><button>" + _e(_("diagnostics")) + "</button></th>"
+             "<th>" + _e(_("feedback")) + "</th></tr></thead><tbody>"]
     for s in subs:
         scores = s.scores()
         cells = "".join(f"<td class='num' data-value='{scores[ex][0]:g}'>{_fmt(scores[ex][0])}</td>" if ex in scores
                         else "<td data-value='-1'>-</td>" for ex in exercises)
         late = (s.results.get("extra_data") or {}).get("seconds_late")  # autograde's, from nbgrader's gradebook
-        late_text = "-" if late is None else (f"late by {late / 3600:.1f} h" if late > 0 else "on time")
-        mistakes = ", ".join(class_results.KERNEL_FAILURES.get(m) or class_results.NAMES.get(m, m)
-                             for m in s.mistakes())
-        links = " ".join(_link(p, out, p.name) for p in s.feedback) or "<span class='muted'>none</span>"
+        late_text = "-" if late is None else (_("late by {hours} h").format(hours=f"{late / 3600:.1f}") if late > 0
+                                              else _("on time"))
+        mistakes = ", ".join(class_results.name_of(m) for m in s.mistakes())
+        links = (" ".join(_link(p, out, p.name) for p in s.feedback)
+                 or "<span class='muted'>" + _e(_("none")) + "</span>")
         parts.append(f"<tr id='student-{_e(s.student)}'><td data-value='{_e(s.student)}'>{_e(s.student)}</td>{cells}"
                      f"<td class='num' data-value='{s.total:g}'>{_fmt(s.total)} / {_fmt(s.max_score)}</td>"
                      f"<td data-value='{-1 if late is None else late:g}'>{_e(late_text)}</td>"
@@ -207,16 +222,20 @@ for (const table of document.querySelectorAll("table.sortable")) {
 
 def render(subs, out, sources):
     totals = [s.total for s in subs]
-    summary = (f"{len(subs)} submissions from {', '.join(_e(s) for s in sources)}; total median "
-               f"{_fmt(statistics.median(totals))} of {_fmt(max(s.max_score for s in subs))}; "
-               f"made {time.strftime('%Y-%m-%d %H:%M')}")
+    summary = ngettext("{count} submission from {sources}; total median {median} of {possible}; made {time}",
+                       "{count} submissions from {sources}; total median {median} of {possible}; made {time}",
+                       len(subs)).format(count=len(subs), sources=", ".join(str(s) for s in sources),
+                                         median=_fmt(statistics.median(totals)),
+                                         possible=_fmt(max(s.max_score for s in subs)),
+                                         time=time.strftime("%Y-%m-%d %H:%M"))
+    title = _e(_("Causal self-attention: class report"))
+    nav = " · ".join(f"<a href='#{anchor}'>{_e(word)}</a>" for anchor, word in (
+        ("exercises", _("scores")), ("mistakes", _("mistakes")), ("kernel", _("kernel")), ("students", _("students"))))
     return "\n".join([
-        "<!DOCTYPE html>", "<html lang='en'><head><meta charset='utf-8'>",
+        "<!DOCTYPE html>", f"<html lang='{i18n.chosen()}'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-        "<title>Causal self-attention: class report</title>", f"<style>{STYLE}</style></head><body>",
-        "<h1>Causal self-attention: class report</h1>", f"<p class='summary'>{summary}</p>",
-        "<nav><a href='#exercises'>scores</a> · <a href='#mistakes'>mistakes</a> · <a href='#kernel'>kernel</a> · "
-        "<a href='#students'>students</a></nav>",
+        f"<title>{title}</title>", f"<style>{STYLE}</style></head><body>",
+        f"<h1>{title}</h1>", f"<p class='summary'>{_e(summary)}</p>", f"<nav>{nav}</nav>",
         exercises_section(subs), mistakes_section(subs, out), kernel_section(subs), students_section(subs, out),
         f"<script>{SORT_SCRIPT}</script>", "</body></html>", ""])
 
@@ -235,6 +254,11 @@ def main(args):
     feedback = None
     if args.course:
         course = Path(args.course)
+        from grader.common import i18n  # a course released in a language (make release COURSE_LANG=...) speaks it
+        lang = i18n.course_language(course / "source" / "attention" / "grading" / "grader" / "locale"
+                                    / i18n.COURSE_FILE.name)
+        if lang:
+            os.environ.setdefault(i18n.LANG_VAR, lang)
         if not (course / "results").is_dir():
             print(f"grader: {course / 'results'} does not exist: run make autograde first (it writes each student's "
                   "results.json there), or give batch results (make report RESULTS=DIR)", file=sys.stderr)

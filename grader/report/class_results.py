@@ -10,15 +10,21 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.common.i18n import N_, _
 from grader.common.layout import EXERCISES, KERNEL_EXERCISE
 from grader.judge.hints import MISTAKES
 from grader.sandbox.replies import KERNEL_DIAGNOSTIC_NAMES
 
 # failure kinds that are a kernel diagnostic of their own (grader/common/failures.py Kind, lower case)
-KERNEL_FAILURES = {"timed_out": "timeout (a kernel that never ends)", "build_failed": "does not compile",
-                   "crashed": "crashed"}
+KERNEL_FAILURES = {"timed_out": N_("timeout (a kernel that never ends)"), "build_failed": N_("does not compile"),
+                   "crashed": N_("crashed")}
 NOT_BUILT = {"build_failed", "missing", "not_gradable", "not_implemented"}  # the kernel never ran
 NAMES = {**MISTAKES, **KERNEL_DIAGNOSTIC_NAMES}
+
+
+def name_of(mistake):
+    """What the report calls a mistake id or a kernel failure, in the report's language."""
+    return _(KERNEL_FAILURES.get(mistake) or NAMES.get(mistake, mistake))
 
 
 class NotResults(Exception):
@@ -50,11 +56,11 @@ class Submission:
 
     @property
     def total(self):
-        return float(self.results.get("score", sum(e for e, _ in self.scores().values())))
+        return float(self.results.get("score", sum(e for e, _possible in self.scores().values())))
 
     @property
     def max_score(self):
-        return sum(p for _, p in self.scores().values())
+        return sum(p for _earned, p in self.scores().values())
 
     def mistakes(self):
         """{mistake id: exercise} of every known mistake its failed tests carry, the kernel's failure kinds too."""

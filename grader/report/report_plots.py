@@ -6,6 +6,8 @@ Drawn on an opaque white figure, so they read the same in the report's light and
 
 import io
 
+from grader.report import fonts
+
 DPI = 100
 
 
@@ -26,6 +28,11 @@ def _png(fig):
 
 def score_histograms(scores):
     """One small histogram per exercise. scores: {exercise: (possible, [earned per student])}."""
+    with fonts.drawing() as tr:
+        return _score_histograms(scores, tr)
+
+
+def _score_histograms(scores, tr):
     n = max(1, len(scores))
     cols = min(4, n)
     rows = (n + cols - 1) // cols
@@ -35,10 +42,10 @@ def score_histograms(scores):
         top = max(possible, max(earned, default=0), 1)
         bins = [b - 0.5 for b in range(int(top) + 2)] if top <= 30 else 15
         ax.hist(earned, bins=bins, color="#3b6ea8", edgecolor="white")
-        ax.set_title(f"{exercise} (of {possible:g})", fontsize=10)
+        ax.set_title(tr("{exercise} (of {possible})").format(exercise=exercise, possible=f"{possible:g}"), fontsize=10)
         ax.set_xlim(-0.5, top + 0.5)
-        ax.set_xlabel("points", fontsize=8)
-        ax.set_ylabel("students", fontsize=8)
+        ax.set_xlabel(tr("points"), fontsize=8)
+        ax.set_ylabel(tr("students"), fontsize=8)
         ax.xaxis.get_major_locator().set_params(integer=True)
         ax.yaxis.get_major_locator().set_params(integer=True)
         ax.tick_params(labelsize=8)
@@ -48,17 +55,22 @@ def score_histograms(scores):
 
 def kernel_times(seconds, references, shape):
     """A strip of each student's kernel time (seconds, on the CPU runtime) with the reference kernels' times as
-    vertical lines. references: {label: seconds}."""
+    vertical lines. references: {label (in English, a catalog message): seconds}."""
+    with fonts.drawing() as tr:
+        return _kernel_times(seconds, references, shape, tr)
+
+
+def _kernel_times(seconds, references, shape, tr):
     fig = _figure(8, 2.6)
     ax = fig.add_subplot(1, 1, 1)
     values = sorted(seconds)
-    ax.hist(values, bins=min(20, max(5, len(values))), color="#3b6ea8", edgecolor="white", label="students")
+    ax.hist(values, bins=min(20, max(5, len(values))), color="#3b6ea8", edgecolor="white", label=tr("students"))
     styles = ["--", ":"]
     for (label, value), style in zip(references.items(), styles):
         if value is not None:
-            ax.axvline(value, color="#c0392b", linestyle=style, linewidth=2, label=f"{label} ({value:.2f} s)")
-    ax.set_xlabel(f"seconds at {shape} on the CPU runtime", fontsize=9)
-    ax.set_ylabel("students", fontsize=9)
+            ax.axvline(value, color="#c0392b", linestyle=style, linewidth=2, label=f"{tr(label)} ({value:.2f} s)")
+    ax.set_xlabel(tr("seconds at {shape} on the CPU runtime").format(shape=shape), fontsize=9)
+    ax.set_ylabel(tr("students"), fontsize=9)
     ax.yaxis.get_major_locator().set_params(integer=True)
     ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()

@@ -6,16 +6,18 @@ known mistakes recognised (`mistakes`: ids) and, for the kernel's ANDREA-120M ru
 import json
 from pathlib import Path
 
+from grader.common import i18n
+from grader.common.i18n import N_, _
 from grader.report.scorecard import exercise_totals
 
 VISIBILITY = {"public": "visible", "hidden": "after_published"}
 # Where the instructor allowed reduced isolation (--allow-reduced-isolation) and a grading got it, student code may
 # have read the reference or the hidden suite and put it into a message: every test is then hidden from students
 # (the instructor still sees it), and the summary says why
-WITHHELD = ("Graded with reduced isolation, as your instructor allowed: your score counts, and the tests' messages "
-            "are shown to your instructor only.")
-REFUSED = ("Your submission was not graded: this grading machine cannot keep student code apart from the grader "
-           "({why}). Nothing of yours is lost; please tell your instructor.")
+WITHHELD = N_("Graded with reduced isolation, as your instructor allowed: your score counts, and the tests' messages "
+               "are shown to your instructor only.")
+REFUSED = N_("Your submission was not graded: this grading machine cannot keep student code apart from the grader "
+              "({why}). Nothing of yours is lost; please tell your instructor.")
 
 
 def to_gradescope(run, *, execution_time):
@@ -36,13 +38,13 @@ def to_gradescope(run, *, execution_time):
                            "mistakes": list(r.mistakes), **r.data},
         })
     totals = exercise_totals(run.results)
-    summary = "; ".join(f"{ex} {e:g}/{p:g}" for ex, (e, p, _) in totals.items())
+    summary = "; ".join(f"{ex} {e:g}/{p:g}" for ex, (e, p, _results) in totals.items())
     if run.isolation and not run.isolation.startswith("full"):
-        summary += f"\nisolation: {run.isolation}"
+        summary += "\n" + _("isolation: {how}").format(how=run.isolation)
     if run.withhold_output:  # the grader's problems may quote what student code printed
-        summary += "\n" + WITHHELD
+        summary += "\n" + _(WITHHELD)
     elif run.problems:
-        summary += "\ngrader problems:\n" + "\n".join(run.problems)
+        summary += "\n" + _("grader problems:") + "\n" + "\n".join(run.problems)
     return {
         "score": sum(r.score for r in run.results),
         "execution_time": round(execution_time, 2),
@@ -51,13 +53,13 @@ def to_gradescope(run, *, execution_time):
         "stdout_visibility": "hidden",
         "tests": tests,
         # how the student's code was kept apart (grader/sandbox/isolation.py): "full: ...", or "reduced: <why>"
-        "extra_data": {"isolation": run.isolation, **({"problems": run.problems} if run.withhold_output else {})},
+        "extra_data": {"isolation": run.isolation, "language": i18n.chosen(), **({"problems": run.problems} if run.withhold_output else {})},
     }
 
 
 def refused(why):
     """results.json of a grading refused before any student code ran (no box, and the policy requires one)."""
-    return {"score": 0, "execution_time": 0.0, "output": REFUSED.format(why=why), "visibility": "visible",
+    return {"score": 0, "execution_time": 0.0, "output": _(REFUSED).format(why=why), "visibility": "visible",
             "stdout_visibility": "hidden", "tests": [], "extra_data": {"isolation": "refused: " + why}}
 
 

@@ -12,6 +12,7 @@ A point far left of the ridge is bound by its traffic: fewer sectors a request (
 
 from pathlib import Path
 
+
 DPI = 100
 SIZE = (1000, 560)  # pixels: fits the notebook's and the feedback page's column
 FILE = "cuda_kernel_roofline.png"
@@ -19,7 +20,13 @@ COLOURS = {"yours": "#d62728", "tiled ref.": "#1f77b4", "lesson's": "#7f7f7f"}
 
 
 def draw(data, path):
-    """Write the PNG; its path."""
+    """Write the PNG, in the grading's language where a font can draw it (grader/report/fonts.py); its path."""
+    from grader.report import fonts
+    with fonts.drawing() as tr:
+        return _drawn(data, path, tr)
+
+
+def _drawn(data, path, tr):
     import numpy as np
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -37,7 +44,8 @@ def draw(data, path):
     x = np.geomspace(low, high, 200)
     for name, bandwidth, style in (("DRAM", data["dram_bandwidth"], "--"), ("L1", data["l1_bandwidth"], "-")):
         ax.plot(x, np.minimum(peak, x * bandwidth) / 1e12, style, color="black", linewidth=1,
-                label=f"{name} {bandwidth / 1e12:.1f} TB/s, FP32 peak {peak / 1e12:.1f} TFLOP/s")
+                label=tr("{name} {bandwidth} TB/s, FP32 peak {peak} TFLOP/s").format(
+                    name=name, bandwidth=f"{bandwidth / 1e12:.1f}", peak=f"{peak / 1e12:.1f}"))
     placed = {}  # versions at the same place share one label: yours may be the tiled reference's twin
     for label, p in points.items():
         if p["l1_bytes"]:
@@ -48,25 +56,28 @@ def draw(data, path):
         for label in labels:
             ax.plot([intensity], [rate / 1e12], "*" if label == "yours" else "o", markersize=14 if label == "yours" else 9,
                     color=COLOURS.get(label, "#2ca02c"), zorder=3 if label == "yours" else 2)
-        ax.annotate(f"{' = '.join(labels)}: at least {micro:.1f} µs\n(bound by {points[labels[0]]['binding']})",
+        ax.annotate(tr("{labels}: at least {micro} µs\n(bound by {binding})").format(
+                        labels=" = ".join(tr(label) for label in labels), micro=f"{micro:.1f}",
+                        binding=tr(points[labels[0]]["binding"])),
                     (intensity, rate / 1e12), textcoords="offset points", xytext=(10, -30), fontsize=9)
     compulsory = data.get("compulsory_bytes")
     if compulsory and points:
         flops = next(iter(points.values()))["flops"]
         ax.plot([flops / compulsory], [min(peak, flops / compulsory * data["dram_bandwidth"]) / 1e12], "s",
                 color="black", markersize=7)
-        ax.annotate("the problem: Q, K, V read and O written once, at DRAM's roof", (flops / compulsory,
+        ax.annotate(tr("the problem: Q, K, V read and O written once, at DRAM's roof"), (flops / compulsory,
                     min(peak, flops / compulsory * data["dram_bandwidth"]) / 1e12), textcoords="offset points",
                     xytext=(-12, -16), fontsize=9, ha="right")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(low, high)
     ax.set_ylim(top=peak / 1e12 * 2)
-    ax.set_xlabel("the problem's FLOPs per byte: through L1 for a kernel (a sector 32 bytes, a shared wavefront 128)")
-    ax.set_ylabel("TFLOP/s the bound allows")
+    ax.set_xlabel(tr("the problem's FLOPs per byte: through L1 for a kernel (a sector 32 bytes, a shared wavefront "
+                     "128)"))
+    ax.set_ylabel(tr("TFLOP/s the bound allows"))
     shape = "x".join(map(str, next(iter(points.values()))["shape"])) if points else ""
-    ax.set_title(f"Lower bounds on the {data['gpu']} at {shape}: your kernel beside the references "
-                 "(not predictions)", fontsize=11)
+    ax.set_title(tr("Lower bounds on the {gpu} at {shape}: your kernel beside the references (not predictions)")
+                 .format(gpu=data["gpu"], shape=shape), fontsize=11)
     ax.grid(True, which="both", linewidth=0.3)
     ax.legend(loc="lower right", fontsize=9, frameon=False)
     fig.subplots_adjust(left=0.08, right=0.97, top=0.92, bottom=0.11)

@@ -7,25 +7,26 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from grader.common.i18n import N_, _, ngettext
 from grader.suite.collect import EXERCISES
 
 MAX_MESSAGE_LINES = 14
 FULL_MESSAGES = 2  # failing tests per exercise shown in full
 # What to fill in, in each front end's terms: files for `make grade` and Gradescope, answer cells in the notebook.
-GIVEN_ADVICE = ("not implemented yet: causal_attention is complete; it runs once the four functions it calls are "
-                "filled in")
+GIVEN_ADVICE = N_("not implemented yet: causal_attention is complete; it runs once the four functions it calls "
+                  "are filled in")
 NOT_IMPLEMENTED_ADVICE = {
     "files": {
-        "cuda_kernel": "not implemented yet: fill in the kernels and causal_attention_forward in "
-                       "csrc/microgpt_cuda.cu",
+        "cuda_kernel": N_("not implemented yet: fill in the kernels and causal_attention_forward in "
+                          "csrc/microgpt_cuda.cu"),
         "causal_attention": GIVEN_ADVICE,
-        None: "not implemented yet: fill in {ex} in attention.py",
+        None: N_("not implemented yet: fill in {ex} in attention.py"),
     },
     "notebook": {
-        "cuda_kernel": "not implemented yet: fill in the kernels and causal_attention_forward in the answer cell "
-                       "that starts with %%answer microgpt_cuda.cu, and run it",
+        "cuda_kernel": N_("not implemented yet: fill in the kernels and causal_attention_forward in the answer cell "
+                          "that starts with %%answer microgpt_cuda.cu, and run it"),
         "causal_attention": GIVEN_ADVICE,
-        None: "not implemented yet: fill in the answer cell %%answer {ex} and run it",
+        None: N_("not implemented yet: fill in the answer cell %%answer {ex} and run it"),
     },
 }
 
@@ -43,10 +44,11 @@ def exercise_totals(results):
 def _status(earned, possible, rs):
     failed = [r for r in rs if not r.passed]
     if not failed:
-        return Text("all tests pass", style="green")
+        return Text(_("all tests pass"), style="green")
     if all(r.not_implemented for r in failed) and len(failed) == len(rs):
-        return Text("not implemented yet", style="yellow")
-    return Text(f"{len(failed)} of {len(rs)} tests fail", style="red")
+        return Text(_("not implemented yet"), style="yellow")
+    return Text(ngettext("{failed} of {total} test fails", "{failed} of {total} tests fail", len(failed))
+                .format(failed=len(failed), total=len(rs)), style="red")
 
 
 def _fmt(x):
@@ -56,17 +58,29 @@ def _fmt(x):
 def _clip(message):
     lines = message.splitlines()
     if len(lines) > MAX_MESSAGE_LINES:
-        lines = lines[:MAX_MESSAGE_LINES] + [f"... ({len(lines) - MAX_MESSAGE_LINES} more lines)"]
+        more = len(lines) - MAX_MESSAGE_LINES
+        lines = lines[:MAX_MESSAGE_LINES] + [ngettext("... ({count} more line)", "... ({count} more lines)", more)
+                                             .format(count=more)]
     return "\n".join(lines)
 
 
 def _hint_key(line):
     """What a hint line says, without its figures: `hint: the mask leaks the future: 12 entries` -> its first
     clause; None for a line that is not a hint."""
-    text = line.strip()
-    if not text.startswith("hint:"):
+    text, label = line.strip(), hint_label()
+    if not text.startswith(label):
         return None
-    return text[len("hint:"):].split(":", 1)[0].strip()
+    return text[len(label):].replace("：", ":").split(":", 1)[0].strip()
+
+
+def fail_word():
+    """What marks a failed test, in this grading's language (markup-escaped)."""
+    return escape(_("FAIL"))
+
+
+def hint_label():
+    """What starts a hint's line, in this grading's language (compare.py writes it, the scorecard looks for it)."""
+    return _("hint:")
 
 
 def shown_path(path):
@@ -87,16 +101,16 @@ def render(run, *, title, console=None, pictures=None, front_end="files"):
     totals = exercise_totals(run.results)
     console.print(Text(title, style="bold"))
     table = Table(show_lines=False)
-    table.add_column("exercise")
-    table.add_column("points", justify="right")
-    table.add_column("status")
+    table.add_column(_("exercise"))
+    table.add_column(_("points"), justify="right")
+    table.add_column(_("status"))
     earned_all = possible_all = 0.0
     for ex, (earned, possible, rs) in totals.items():
         table.add_row(ex, f"{_fmt(earned)} / {_fmt(possible)}", _status(earned, possible, rs))
         earned_all += earned
         possible_all += possible
     table.add_section()
-    table.add_row(Text("total", style="bold"), Text(f"{_fmt(earned_all)} / {_fmt(possible_all)}", style="bold"), "")
+    table.add_row(Text(_("total"), style="bold"), Text(f"{_fmt(earned_all)} / {_fmt(possible_all)}", style="bold"), "")
     console.print(table)
     for ex, (earned, possible, rs) in totals.items():
         seen_notes = []
@@ -112,32 +126,34 @@ def render(run, *, title, console=None, pictures=None, front_end="files"):
             continue
         console.print(Text(f"\n{ex}: {_fmt(earned)} / {_fmt(possible)}", style="bold"))
         if all(r.not_implemented for r in failed) and len(failed) == len(rs):
-            console.print(f"  {advice.get(ex, advice[None]).format(ex=ex)}")
+            console.print(f"  {_(advice.get(ex, advice[None])).format(ex=ex)}")
             continue
         if ex in pictures:
-            console.print(Text(f"  picture: {shown_path(pictures[ex])} (yours, the reference, the difference)",
-                               style="cyan"), soft_wrap=True)
+            console.print(Text("  " + _("picture: {path} (yours, the reference, the difference)")
+                               .format(path=shown_path(pictures[ex])), style="cyan"), soft_wrap=True)
         shown, hints_shown = set(), set()
         for n, r in enumerate(failed):
             test = escape(r.name.split("::", 1)[-1])
             if r.message in shown:  # the same message (an import error, say) once per exercise is enough
-                console.print(f"  [red]FAIL[/red] {test}: (same as above)", markup=True)
+                same = escape(_("(same as above)"))
+                console.print(f"  [red]{fail_word()}[/red] {test}: {same}", markup=True)
                 continue
             shown.add(r.message)
-            console.print(f"  [red]FAIL[/red] {test} ({_fmt(r.points)} pt)", markup=True)
+            points = escape(_("({points} pt)").format(points=_fmt(r.points)))
+            console.print(f"  [red]{fail_word()}[/red] {test} {points}", markup=True)
             lines = r.message.splitlines()
             if n >= FULL_MESSAGES:  # later failures: the headline and the hints, not every index again
-                lines = lines[:1] + [line for line in lines[1:] if line.lstrip().startswith("hint:")]
+                lines = lines[:1] + [line for line in lines[1:] if line.lstrip().startswith(hint_label())]
             # a hint is said once per exercise: the same mistake on every case needs no repeating
             lines = [line for line in lines if _hint_key(line) not in hints_shown]
             hints_shown |= {_hint_key(line) for line in lines} - {None}
             console.print(Text("    " + _clip("\n".join(lines)).replace("\n", "\n    ")), soft_wrap=True)
     passing = [ex for ex in pictures if ex in totals and totals[ex][0] == totals[ex][1]]
     if passing:
-        console.print(f"\npictures of passing exercises: {', '.join(shown_path(pictures[ex]) for ex in passing)}",
-                      soft_wrap=True)
+        console.print("\n" + _("pictures of passing exercises: {paths}").format(
+            paths=", ".join(shown_path(pictures[ex]) for ex in passing)), soft_wrap=True)
     if run.isolation and not run.isolation.startswith("full"):  # a full box is the normal case: said in results only
-        console.print(Text(f"\nisolation: {run.isolation}", style="yellow"), soft_wrap=True)
+        console.print(Text("\n" + _("isolation: {how}").format(how=run.isolation), style="yellow"), soft_wrap=True)
     for problem in run.problems:
-        console.print(Text(f"\ngrader problem: {problem}", style="bold red"))
+        console.print(Text("\n" + _("grader problem: {problem}").format(problem=problem), style="bold red"))
     return earned_all, possible_all

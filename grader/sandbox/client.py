@@ -15,10 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
+from grader.common.i18n import _
 from grader.common.failures import (ForbiddenCall, ImportFailed, Missing, NotImplementedYet,
                                      StudentCodeError, TimedOut, WorkerFailed)
 from grader.common.records import add_moved, add_time, timed
-from grader.sandbox import isolation, launch, memory_held, replies, wire
+from grader.sandbox import isolation, launch, memory_held, replies, runtime_words, wire
 
 MAX_REPLY_BYTES = 1 << 32  # one array of a reply; the largest graded output is 201 MB
 MAX_OUTPUT_SHOWN = 2000
@@ -86,7 +87,7 @@ class Submission:
             self._forbidden, self._reaches = read.forbidden, read.reaches
         limit = min(self.timeout, IMPORT_TIMEOUT)
         try:
-            header, _ = self._receive("starting (importing your file)", time.monotonic() + limit, limit)
+            header, _arrays = self._receive(_("starting (importing your file)"), time.monotonic() + limit, limit)
         except WorkerFailed as exc:  # an import that hangs or kills the worker would do so again: once is enough
             self._import_problem = f"{self.path.name} could not be imported: {exc}"
             raise ImportFailed(self._import_problem) from None
@@ -137,16 +138,17 @@ class Submission:
 
     def _answer(self, func, args, return_args, deadline):
         with timed("worker"):
-            header, arrays = self._receive(f"running {func}", deadline, func=func)
+            header, arrays = self._receive(_("running {func}").format(func=func), deadline, func=func)
         status = header.get("status")
         cpu = header.get("cpu_seconds")
         self.cpu_used = float(cpu) if isinstance(cpu, (int, float)) else self.cpu_used
         if status == "not_implemented":
             inner = header.get("in")
             if isinstance(inner, str) and inner != func:
-                raise NotImplementedYet(f"{func}: not implemented yet: it calls {inner}, "
-                                        "which still raises NotImplementedError")
-            raise NotImplementedYet(f"{func}: not implemented yet (it still raises NotImplementedError)")
+                raise NotImplementedYet(_("{func}: not implemented yet: it calls {inner}, which still raises "
+                                          "NotImplementedError").format(func=func, inner=inner))
+            raise NotImplementedYet(_("{func}: not implemented yet (it still raises NotImplementedError)")
+                                    .format(func=func))
         if status == "missing":
             raise Missing(replies.missing(func, self.path.name, header))
         if status == "set_aside":
@@ -156,15 +158,17 @@ class Submission:
         if status != "ok":
             raise StudentCodeError(f"{func}: the worker answered with an unknown status {status!r}")
         if header.get("launch_error"):  # first: a failed launch usually left O untouched too
-            raise StudentCodeError(f"{func}: a kernel launch failed: {header['launch_error']}",
-                                   mistakes=replies.kernel_diagnostics(header["launch_error"]))
+            raise StudentCodeError(_("{func}: a kernel launch failed: {error}").format(
+                func=func, error=runtime_words.render(header["launch_error"])),
+                mistakes=replies.kernel_diagnostics(header["launch_error"]))
         if header.get("launch_refused"):  # the GPU it stands for would not start it (csrc/cuda_cpu/launch_checks.cpp)
-            raise StudentCodeError(f"{func}: {header['launch_refused']}", mistakes=["kernel_launch_refused"])
+            raise StudentCodeError(f"{func}: {runtime_words.render(header['launch_refused'])}",
+                                   mistakes=["kernel_launch_refused"])
         if header.get("untouched"):
-            raise NotImplementedYet(f"{func}: not implemented yet (it left O untouched)")
+            raise NotImplementedYet(_("{func}: not implemented yet (it left O untouched)").format(func=func))
         warnings, occupancy = header.get("warnings"), header.get("occupancy")
-        self.warnings = warnings if isinstance(warnings, str) else ""
-        self.occupancy = occupancy if isinstance(occupancy, str) else ""
+        self.warnings = runtime_words.render(warnings) if isinstance(warnings, str) else ""
+        self.occupancy = occupancy if isinstance(occupancy, str) else ""  # as the runtime said it (runtime_words)
         self.profile = header.get("profile") if isinstance(header.get("profile"), str) else ""
         seconds = header.get("seconds")
         self.kernel_seconds = float(seconds) if isinstance(seconds, (int, float)) else 0.0
@@ -184,20 +188,23 @@ class Submission:
     def _send(self, func, args, return_args, options=None, timeout=None):
         """Send one call request; return its deadline."""
         if func in self._timed_out:  # before a worker is (re)started for nothing
-            raise TimedOut(f"not run: {func} already timed out in an earlier test ({self._timed_out[func]}); "
-                           "an endless loop costs every test of the function, so fix that first")
+            raise TimedOut(_("not run: {func} already timed out in an earlier test ({when}); an endless loop costs "
+                             "every test of the function, so fix that first").format(func=func,
+                                                                                       when=self._timed_out[func]))
         looping = sorted(f for f in self._reaches.get(func, ()) if f in self._timed_out)
         if looping:
-            raise TimedOut(f"not run: {func} calls {looping[0]}, which already timed out in an earlier test "
-                           f"({self._timed_out[looping[0]]}); fix {looping[0]} first")
+            raise TimedOut(_("not run: {func} calls {inner}, which already timed out in an earlier test ({when}); "
+                             "fix {inner} first").format(func=func, inner=looping[0],
+                                                         when=self._timed_out[looping[0]]))
         if self._proc is None and self._import_problem is None:  # an import that failed once is not retried
             self._start()
         if self._import_problem is not None:
             raise ImportFailed(self._import_problem)
         if func in self._forbidden:
             uses = "; ".join(f"{self.path.name}:{line} calls {name}" for line, name in self._forbidden[func])
-            raise ForbiddenCall(f"{func} may not use a library version of what it teaches: {uses}. "
-                                "Write it yourself with numpy (the instructor's list is in grader/judge/forbidden.py)")
+            raise ForbiddenCall(_("{func} may not use a library version of what it teaches: {uses}. Write it "
+                                  "yourself with numpy (the instructor's list is in grader/judge/forbidden.py)")
+                                .format(func=func, uses=uses))
         arrays = [a for a in args if isinstance(a, np.ndarray)]
         add_moved("sent", sum(a.nbytes for a in arrays))
         spec, i = [], 0
@@ -216,9 +223,10 @@ class Submission:
             with timed("worker"):
                 wire.write_deadline(self._requests, request, deadline)
         except wire.WireTimeout:
-            raise self._fail(f"{func} timed out after {self._call_timeout:g} s", TimedOut) from None
+            raise self._fail(_("{func} timed out after {seconds} s").format(func=func, seconds=f"{self._call_timeout:g}"),
+                             TimedOut) from None
         except wire.WireClosed:
-            raise self._fail(f"the worker stopped while {func} was being sent its inputs") from None
+            raise self._fail(_("the worker stopped while {func} was being sent its inputs").format(func=func)) from None
         return deadline
 
     def _receive(self, doing, deadline, limit=None, func=None):
@@ -228,36 +236,39 @@ class Submission:
         except wire.WireTimeout:
             limit = limit or self._call_timeout
             if func is not None and not self.kernel:  # a kernel's judge decides: a smaller run may still finish
-                self._timed_out[func] = f"after {limit:g} s"
+                self._timed_out[func] = _("after {seconds} s").format(seconds=f"{limit:g}")
             why = f"; {self._call_why}" if func is not None and self._call_why else ""
             why += memory_held.when_stopped(self._proc.pid)  # read before _fail stops it
-            raise self._fail(f"timed out after {limit:g} s while {doing}{why}", TimedOut) from None
+            raise self._fail(_("timed out after {seconds} s while {doing}").format(seconds=f"{limit:g}", doing=doing)
+                             + why, TimedOut) from None
         except wire.WireClosed:
             raise self._fail(self._death_words(doing)) from None
         except wire.WireError as exc:
-            raise self._fail(f"while {doing}, the worker sent something unreadable: {exc}") from None
+            raise self._fail(_("while {doing}, the worker sent something unreadable: {error}").format(doing=doing,
+                                                                                                        error=exc)) from None
 
     def _death_words(self, doing):
         try:
             code = self._sandbox.exit_status(self._proc.wait(timeout=5))
         except subprocess.TimeoutExpired:
-            return f"the worker closed its reply pipe while {doing}"
+            return _("the worker closed its reply pipe while {doing}").format(doing=doing)
         if code < 0:
             name = replies.signal_name(code)
-            words = f"your code crashed while {doing}: {replies.SIGNAL_WORDS.get(name, name)} ({name})"
+            words = _("your code crashed while {doing}: {what} ({signal})").format(
+                doing=doing, what=_(replies.SIGNAL_WORDS.get(name, name)), signal=name)
             if name == "SIGKILL":
                 words += memory_held.killed_by_the_machine(self._oom_kills)
             report = replies.fault_report(self._faults, self.path)
             self._diagnostics = replies.kernel_diagnostics(report)
-            return f"{words}\n{report}" if report else words
-        return (f"your code ended the worker process (exit code {code}) while {doing}: "
-                "do not call sys.exit(), os._exit() or quit() in attention.py")
+            return f"{words}\n{runtime_words.render(report)}" if report else words
+        return _("your code ended the worker process (exit code {code}) while {doing}: do not call sys.exit(), "
+                 "os._exit() or quit() in attention.py").format(code=code, doing=doing)
 
     def _fail(self, message, kind=WorkerFailed):
         output = self.output_since_call()
         self.close()  # the next call starts a fresh worker
         if output:
-            message += f"\nyour code printed:\n{output}"
+            message += "\n" + _("your code printed:") + f"\n{output}"
         mistakes, self._diagnostics = self._diagnostics, []  # from the runtime's crash report, not the output
         return kind(message, mistakes=mistakes)
 

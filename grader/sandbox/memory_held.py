@@ -13,6 +13,7 @@ kills (/proc/vmstat) at the worker's start and at its death.
 
 import os
 
+from grader.common.i18n import _
 from grader.sandbox import isolation
 
 # 1 GiB: the ANDREA-120M inputs and a vectorised numpy answer need a few hundred MB; more than this is worth a word
@@ -41,9 +42,9 @@ def when_stopped(pid):
     held = peak_bytes(pid)
     if held < NOTEWORTHY_BYTES:
         return ""
-    return (f"; before it was stopped, the worker held up to {held / 2**30:.1f} GiB of memory (the worker's memory limit "
-            f"is {isolation.MEMORY_LIMIT >> 30} GiB): an array that grows in a loop, or a temporary far larger than "
-            "the answer, spends its time on memory")
+    return "; " + _("before it was stopped, the worker held up to {held} GiB of memory (the worker's memory limit is "
+                    "{limit} GiB): an array that grows in a loop, or a temporary far larger than the answer, spends "
+                    "its time on memory").format(held=f"{held / 2**30:.1f}", limit=isolation.MEMORY_LIMIT >> 30)
 
 
 def oom_kills():
@@ -63,6 +64,6 @@ def killed_by_the_machine(kills_at_start):
     now = oom_kills()
     if kills_at_start is None or now is None or now <= kills_at_start:
         return ""
-    return (f": this machine ran out of memory meanwhile, and its out-of-memory killer stops the process that "
-            f"holds the most (the worker's own memory limit is {isolation.MEMORY_LIMIT >> 30} GiB: this machine "
-            "had less free)")
+    return ": " + _("this machine ran out of memory meanwhile, and its out-of-memory killer stops the process that "
+                    "holds the most (the worker's own memory limit is {limit} GiB: this machine had less free)").format(
+        limit=isolation.MEMORY_LIMIT >> 30)

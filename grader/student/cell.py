@@ -18,6 +18,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from grader.common.i18n import _, ngettext
 from grader.cuda.profile import PROFILE_VAR
 from grader.suite import collect
 from grader.report import results, scorecard
@@ -82,15 +83,19 @@ def report(run, exercise, console):
     hidden = [r for r in run.results if r.suite == "hidden"]
     if public:
         public_run = collect.Run(results=public, problems=run.problems, isolation=run.isolation)
-        scorecard.render(public_run, title=f"{exercise}: public tests", console=console, front_end="notebook")
+        scorecard.render(public_run, title=_("{exercise}: public tests").format(exercise=exercise), console=console,
+                         front_end="notebook")
     if hidden:
         earned, possible = sum(r.score for r in hidden), sum(r.points for r in hidden)
         failed = sum(not r.passed for r in hidden)
-        console.print(Text(f"{exercise}: hidden tests {earned:g} / {possible:g}"
-                           + (f" ({failed} of {len(hidden)} fail)" if failed else " (all pass)"), style="bold"))
+        said = (ngettext("{exercise}: hidden tests {earned} / {possible} ({failed} of {total} fails)",
+                         "{exercise}: hidden tests {earned} / {possible} ({failed} of {total} fail)", failed)
+                if failed else _("{exercise}: hidden tests {earned} / {possible} (all pass)"))
+        console.print(Text(said.format(exercise=exercise, earned=f"{earned:g}", possible=f"{possible:g}",
+                                       failed=failed, total=len(hidden)), style="bold"))
     if not public and run.problems:
         for problem in run.problems:
-            console.print(Text(f"grader problem: {problem}", style="bold red"))
+            console.print(Text(_("grader problem: {problem}").format(problem=problem), style="bold red"))
 
 
 def _verdict(run, submission, exercise, suites, pictures_dir):
@@ -103,21 +108,21 @@ def _verdict(run, submission, exercise, suites, pictures_dir):
     possible = sum(r.points for r in run.results)
     picture = None
     if run.withhold_output:  # reduced isolation the instructor allowed: the cell's output reaches the student
-        text, pictures_dir = f"{exercise}: {score:g} / {possible:g}\n{results.WITHHELD}\n", None
+        text, pictures_dir = f"{exercise}: {score:g} / {possible:g}\n{_(results.WITHHELD)}\n", None
     if pictures_dir and score < possible:
         from grader.report import pictures
         if exercise in pictures.PICTURED:
             try:  # a courtesy: never a reason for the cell to fail
                 picture = pictures.draw_for(submission, exercise, pictures_dir).path
             except Exception as exc:
-                text += f"(no picture: {exc})\n"
+                text += _("(no picture: {why})").format(why=exc) + "\n"
     roofline = None
     if pictures_dir:
         from grader.report import roofline_picture
         try:  # the kernel's lower bounds, where its report counted memory traffic
             roofline = roofline_picture.draw_after_grading(run.results, pictures_dir)
         except Exception as exc:
-            text += f"(no roofline picture: {exc})\n"
+            text += _("(no roofline picture: {why})").format(why=exc) + "\n"
     failed = [r.name.split("::", 1)[-1] for r in run.results if not r.passed]
     return text, {"exercise": exercise, "suites": suites, "score": score, "max_score": possible,
                   "problems": run.problems, "picture": str(picture) if picture else None, "failed": failed,

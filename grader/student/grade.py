@@ -8,6 +8,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from grader.common import i18n
+from grader.common.i18n import _
 from grader.cuda import gpus, profile
 from grader.sandbox import isolation
 from grader.suite import collect
@@ -22,6 +24,7 @@ from grader.suite.plugin import DEFAULT_TIMEOUT
 
 def add_arguments(parser):
     isolation.add_argument(parser)
+    i18n.add_argument(parser)
     gpus.add_argument(parser)
     profile.add_argument(parser)
     parser.add_argument("--submission", default=str(ROOT / "exercises"),
@@ -54,6 +57,11 @@ def add_arguments(parser):
                              "sent to the workers and answered as JSON to FILE (used by make bench)")
 
 
+def suite_words(suite):
+    """--suite's choice in words, in the grading's language."""
+    return {"public": _("public suite"), "hidden": _("hidden suite"), "all": _("public and hidden suites")}[suite]
+
+
 def _draw_pictures(run, submission, args):
     """({exercise: PNG path}, the kernel's roofline PNG or None, seconds spent drawing) for --pictures; student code
     runs in workers, as in grading."""
@@ -73,9 +81,10 @@ def _draw_pictures(run, submission, args):
 def main(args):
     started = time.perf_counter()
     try:
+        i18n.apply_argument(args)
         gpus.apply_argument(args)
         profile.apply_argument(args)
-    except gpus.UnknownGpu as exc:
+    except (gpus.UnknownGpu, i18n.UnknownLanguage) as exc:
         print(f"grader: {exc}", file=sys.stderr)
         return 2
     refused = isolation.refused(args)
@@ -89,25 +98,28 @@ def main(args):
     paths = suite_paths(args.suite)
     missing = [p for p in paths if not p.is_dir()]
     if missing:
-        print(f"grader: no {', '.join(str(p.relative_to(ROOT)) for p in missing)} in this copy "
-              f"(the hidden suite stays with the instructor); use --suite public", file=sys.stderr)
-        return 2
-    if args.exercise is not None and args.exercise not in EXERCISES:
-        print(f"grader: there is no exercise {args.exercise!r}; the exercises are: {', '.join(EXERCISES)}",
+        print("grader: " + _("no {folders} in this copy (the hidden suite stays with the instructor); use --suite "
+                             "public").format(folders=", ".join(str(p.relative_to(ROOT)) for p in missing)),
               file=sys.stderr)
         return 2
+    if args.exercise is not None and args.exercise not in EXERCISES:
+        print("grader: " + _("there is no exercise {name}; the exercises are: {names}").format(
+            name=repr(args.exercise), names=", ".join(EXERCISES)), file=sys.stderr)
+        return 2
     if not submission.is_dir():
-        print(f"grader: {submission} is not a folder: pass the folder that holds attention.py", file=sys.stderr)
+        print("grader: " + _("{folder} is not a folder: pass the folder that holds attention.py").format(
+            folder=submission), file=sys.stderr)
         return 2
     pytest_started = time.perf_counter()
-    with ProgressShown(console, "grading", transient=True) as progress:
+    with ProgressShown(console, _("grading"), transient=True) as progress:
         run = collect.run_pytest(paths, [submission.resolve()], args.timeout, progress=progress.advance,
                                  extra_args=(["--exercise", args.exercise] if args.exercise else [])
                                  + (["--expected-cache", args.expected_cache] if args.expected_cache else [])
                                  + (["--stagger", args.stagger] if args.stagger else []))
     pytest_time = time.perf_counter() - pytest_started
     if args.exercise and not run.results:
-        print(f"grader: the {args.suite} suite has no tests of {args.exercise}", file=sys.stderr)
+        print("grader: " + _("the {suite} has no tests of {exercise}").format(suite=suite_words(args.suite),
+                                                                                exercise=args.exercise), file=sys.stderr)
         return 2
     drawn, roofline, drawing_time = _draw_pictures(run, submission, args)
     where = submission.resolve()
@@ -115,16 +127,18 @@ def main(args):
         where = where.relative_to(Path.cwd())
     except ValueError:
         pass
-    only = f", {args.exercise} only" if args.exercise else ""
-    scorecard.render(run, title=f"Causal self-attention: grading {where}/ ({args.suite} suite{only})",
+    suite = suite_words(args.suite)
+    only = _(", {exercise} only").format(exercise=args.exercise) if args.exercise else ""
+    scorecard.render(run, title=_("Causal self-attention: grading {folder}/ ({suite}{only})").format(
+                         folder=where, suite=suite, only=only),
                      console=console, pictures=drawn)
     if roofline is not None:
-        console.print(f"kernel roofline: {scorecard.shown_path(roofline)} (lower bounds from the memory traffic)",
-                      highlight=False)
+        console.print(_("kernel roofline: {path} (lower bounds from the memory traffic)").format(
+            path=scorecard.shown_path(roofline)), highlight=False)
     elapsed = time.perf_counter() - started
     if args.results:
         results.write(args.results, run, execution_time=elapsed)
-        console.print(f"\nwrote {args.results}")
+        console.print("\n" + _("wrote {file}").format(file=args.results))
     if args.timings:
         process_start = getattr(args, "process_start", started)
         Path(args.timings).write_text(json.dumps(dict(

@@ -26,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from grader.common.i18n import _
 from grader.common.layout import KERNEL_FILE
 from grader.sandbox.units import cell_marker
 
@@ -43,11 +44,12 @@ def answer(line, cell):
     """The %%answer NAME cell magic: keep the cell's text as the answer NAME."""
     name = line.strip()
     if not name:
-        print("%%answer needs a name, e.g. %%answer compute_dk")
+        print(_("%%answer needs a name, e.g. %%answer compute_dk"))
         return
     ANSWERS[name] = cell
     RAN_AT[name] = time.time()
-    print(f"saved your answer {name} ({len(cell.splitlines())} lines); the test cell below grades it")
+    print(_("saved your answer {name} ({lines} lines); the test cell below grades it").format(
+        name=name, lines=len(cell.splitlines())))
 
 
 def _register():
@@ -111,8 +113,9 @@ def _hidden_points_note(exercise, suites, verdict, points):
     """In the student's notebook only the public tests run: say what the hidden ones are worth."""
     remaining = (points or 0) - float(verdict.get("max_score") or 0)
     if "hidden" not in suites and remaining > 0:
-        print(f"{exercise}: these are the public tests; the instructor's hidden tests add {remaining:g} more "
-              f"points (of {points:g}) when your notebook is graded")
+        print(_("{exercise}: these are the public tests; the instructor's hidden tests add {more} more points (of "
+                "{points}) when your notebook is graded").format(exercise=exercise, more=f"{remaining:g}",
+                                                                   points=f"{points:g}"))
 
 
 def _which_answer(exercise):
@@ -121,14 +124,16 @@ def _which_answer(exercise):
     if name not in ANSWERS:
         return None
     ran = time.strftime("%H:%M:%S", time.localtime(RAN_AT[name])) if name in RAN_AT else "?"
-    said = f"grading your answer {name} as run at {ran} (run its cell again after a change)"
+    said = _("grading your answer {name} as run at {time} (run its cell again after a change)").format(name=name,
+                                                                                                     time=ran)
     drift = _changed_since_run(name)
     if drift is Drift.EDITED_AFTER_RUN:
-        said += (f"\n{name}: your saved notebook holds a newer version of its answer cell than the one you ran: run "
-                 "the answer cell again, then this one (this grades the version you ran)")
+        said += "\n" + _("{name}: your saved notebook holds a newer version of its answer cell than the one you ran: "
+                         "run the answer cell again, then this one (this grades the version you ran)").format(name=name)
     elif drift is Drift.RUN_NOT_SAVED:
-        said += (f"\n{name}: the version of its answer cell you ran is not in your saved notebook yet: save the "
-                 "notebook (Ctrl+S), since the saved notebook is what you submit (this grades the version you ran)")
+        said += "\n" + _("{name}: the version of its answer cell you ran is not in your saved notebook yet: save the "
+                         "notebook (Ctrl+S), since the saved notebook is what you submit (this grades the version you "
+                         "ran)").format(name=name)
     return said
 
 
@@ -151,7 +156,7 @@ def saved_answers(notebook):
     for cell in notebook.get("cells", []):
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else source
-        first, _, code = source.partition("\n")
+        first, _newline, code = source.partition("\n")
         matched = ANSWER_LINE.match(first.strip()) if cell.get("cell_type") == "code" else None
         if matched:
             found[matched.group(1)] = code
@@ -202,16 +207,18 @@ def _run_cell_grader(submission, exercise, suites, pictures):
         proc = subprocess.run(cmd, cwd=grader_root(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               timeout=CELL_TIMEOUT, stdin=subprocess.DEVNULL, env=env)
     except subprocess.TimeoutExpired:
-        return None, f"{exercise}: grading took longer than {CELL_TIMEOUT} s and was stopped: 0 points"
+        return None, _("{exercise}: grading took longer than {seconds} s and was stopped: 0 points").format(
+            exercise=exercise, seconds=CELL_TIMEOUT)
     # the score is the last line the grader prints (the student's own output never reaches this pipe)
-    report, _, last = proc.stdout.rstrip().rpartition("\n")
+    report, _newline, last = proc.stdout.rstrip().rpartition("\n")
     try:
         assert last.startswith(SCORE_LINE)
         verdict = json.loads(last[len(SCORE_LINE):])
         float(verdict["score"])
     except (AssertionError, ValueError, KeyError, TypeError):
-        return None, (proc.stdout.rstrip() + f"\n{exercise}: the grader stopped (exit code {proc.returncode}) "
-                      "before scoring: 0 points")
+        return None, (proc.stdout.rstrip() + "\n" + _("{exercise}: the grader stopped (exit code {code}) before "
+                                                       "scoring: 0 points").format(exercise=exercise,
+                                                                                   code=proc.returncode))
     return verdict, report
 
 
@@ -220,9 +227,12 @@ def grade(exercise, suites=("public",), points=None):
     exercise is worth in all, public and hidden tests (the test cell says)."""
     if not os.environ.get("NBGRADER_EXECUTION"):  # the student's own run: say which answer this is
         which = _which_answer(exercise)
-        print(which or f"{exercise}: its answer cell has not been run in this notebook yet: run the cell that "
-                        "starts with %%answer, then this one")
-    print(f"{exercise}: running the {' and '.join(suites)} tests ...", flush=True)
+        print(which or _("{exercise}: its answer cell has not been run in this notebook yet: run the cell that "
+                         "starts with %%answer, then this one").format(exercise=exercise))
+    print({("public",): _("{exercise}: running the public tests ..."),
+           ("public", "hidden"): _("{exercise}: running the public and hidden tests ...")}.get(
+        tuple(suites), _("{exercise}: running the {suites} tests ...")).format(exercise=exercise,
+                                                                             suites=" + ".join(suites)), flush=True)
     with tempfile.TemporaryDirectory(prefix="answers-") as submission:
         write_submission(submission)
         before = _graded_before(submission, exercise, suites)
@@ -235,8 +245,8 @@ def grade(exercise, suites=("public",), points=None):
             return 0.0
         _hidden_points_note(exercise, suites, verdict, points)
         _show_picture(verdict.get("picture"))  # embedded now, before the temporary folder goes
-        _show_picture(verdict.get("roofline"), "your kernel's lower bound on the GPU beside the references' (from "
-                                               "its memory traffic; not a prediction)")
+        _show_picture(verdict.get("roofline"), _("your kernel's lower bound on the GPU beside the references' (from "
+                                                 "its memory traffic; not a prediction)"))
     return _validated(exercise, verdict)
 
 
@@ -261,7 +271,8 @@ def _show_picture(path, caption=None):
     try:
         from IPython.display import Image, display
     except ImportError:
-        print(f"picture: {path}")
+        print(_("picture: {path}").format(path=path))
         return
-    print(caption or f"picture of your {Path(path).stem} (yours, the reference, the difference; public inputs):")
+    print(caption or _("picture of your {name} (yours, the reference, the difference; public inputs):").format(
+        name=Path(path).stem))
     display(Image(filename=path))

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from grader.common.i18n import _
 from grader.judge import checks
 from grader.judge import inputs
 from grader.judge.inputs import CASES, Case
@@ -31,13 +32,14 @@ def test_compute_dk_more_models(student):
 @graded("compute_dk", 1)
 def test_compute_dk_rejects_more(student):
     for d_model, n_head in [(768, 7), (None, 12), (768, None), (-12, -1)]:
-        checks.check_compute_dk_rejects(student, d_model, n_head, "d_model must be a positive int that n_head divides")
+        checks.check_compute_dk_rejects(student, d_model, n_head,
+                                        _("d_model must be a positive int that n_head divides"))
 
 
 @graded("scale_scores", 2)
 @pytest.mark.parametrize("case,dtype", params(("andrea-float64", ANDREA, F64), ("dk128-float32", WIDE, F32)))
 def test_scale_scores(student, rng, reference, case, dtype):
-    Q, K, _ = inputs.qkv(rng, case, dtype)
+    Q, K, _V = inputs.qkv(rng, case, dtype)
     checks.check_scale_scores(student, Q, K, what=case.label, reference=reference)
 
 
@@ -46,7 +48,7 @@ def test_scale_scores(student, rng, reference, case, dtype):
 def test_apply_causal_mask(student, rng, case, dtype):
     scores = inputs.scores(rng, case, dtype)
     scores[..., ::3, :] = np.round(scores[..., ::3, :])  # ties and exact integers: still kept bit for bit
-    checks.check_causal_mask(student, scores, what=case.label + ", with ties")
+    checks.check_causal_mask(student, scores, what=case.described(_("with ties")))
 
 
 @graded("row_softmax", 2)
@@ -56,7 +58,7 @@ def test_row_softmax_large_logits(student, rng, reference, case, dtype):
     scores = inputs.masked_scores(rng, case, dtype, magnitude=3e4)
     last = scores[..., -1, :]  # the last row's maximum, repeated: at this size a softmax that forgets to
     last[..., :2] = last.max(axis=-1, keepdims=True)  # divide by the row sum fails here whatever the seed
-    checks.check_row_softmax(student, scores, what=case.label + ", logits up to 3e4", reference=reference)
+    checks.check_row_softmax(student, scores, what=case.described(_("logits up to 3e4")), reference=reference)
 
 
 @graded("row_softmax", 1)
@@ -72,7 +74,7 @@ def test_row_softmax_flat_and_repeated_rows(student, reference):
 @pytest.mark.parametrize("case,dtype", params(("andrea-float32", ANDREA, F32), ("T17-float64", T17, F64)))
 def test_weighted_sum(student, rng, reference, case, dtype):
     A = inputs.weights(rng, case, dtype)
-    _, _, V = inputs.qkv(rng, case, dtype)
+    _Q, _K, V = inputs.qkv(rng, case, dtype)
     checks.check_weighted_sum(student, A, V, what=case.label, reference=reference)
 
 

@@ -2,6 +2,7 @@
 
 import pytest
 
+from grader.common.i18n import _
 from grader.judge import checks
 from grader.judge import inputs
 from grader.judge.inputs import CASES
@@ -18,7 +19,7 @@ def test_matches_oracle(student, rng, case, dtype):
 @pytest.mark.parametrize("case,dtype", grid(("T17", F32), ("T17", F64)))
 def test_large_scores_kept_exactly(student, rng, case, dtype):
     checks.check_causal_mask(student, inputs.scores(rng, case, dtype, magnitude=1e4),
-                             what=case.label + ", scores up to 1e4")
+                             what=case.described(_("scores up to 1e4")))
 
 
 def test_does_not_modify_inputs(student, rng):

@@ -9,6 +9,7 @@ shape category is worth its own point.
 import numpy as np
 import pytest
 
+from grader.common.i18n import _
 from grader.judge import kernel_checks
 from grader.judge import inputs
 from grader.cuda import kernel_report
@@ -64,11 +65,12 @@ def test_compiles_as_cuda(kernel):
                 raise
     ok, text = nvcc.nvcc_check(kernel.source)
     if ok is None:  # a failing 0, not a skip: the maximum stays the same on every machine (and in the notebook)
-        raise NotGradable(f"could not run here: {text}. This point stays in the maximum, so the total is the same "
-                          "everywhere; the course's grading runs the check")
+        raise NotGradable(_("could not run here: {why}. This point stays in the maximum, so the total is the same "
+                            "everywhere; the course's grading runs the check").format(why=text))
     if not ok:
-        raise BuildFailed(f"{kernel.source.name} does not compile with nvcc ({nvcc.NVCC_ARCH}):\n{text}")
-    records.add_note("cuda_kernel", f"nvcc {nvcc.NVCC_ARCH}, per kernel:\n" + text)
+        raise BuildFailed(_("{file} does not compile with nvcc ({arch}):").format(file=kernel.source.name,
+                                                                                    arch=nvcc.NVCC_ARCH) + f"\n{text}")
+    records.add_note("cuda_kernel", _("nvcc {arch}, per kernel:").format(arch=nvcc.NVCC_ARCH) + "\n" + text)
 
 
 if kernel_report.SPEED_POINTS:  # off by default: an instructor turns them on in grader/cuda/kernel_report.py
@@ -78,16 +80,17 @@ if kernel_report.SPEED_POINTS:  # off by default: an instructor turns them on in
         Q, K, V = inputs.qkv(rng, case, F32)
         kernel_checks.check_kernel(kernel, Q, K, V, what=case.label)  # right first, on the CPU runtime
         if kernel.gpu()[0] is None:  # a failing 0, not a skip: the maximum is the same on every machine
-            raise NotGradable("could not run here: speed points are awarded on a GPU only, and this machine has none")
+            raise NotGradable(_("could not run here: speed points are awarded on a GPU only, and this machine has "
+                                "none"))
         ref = kernel_checks.sdpa_milliseconds(Q, K, V)
         if ref is None:
-            raise NotGradable("could not run here: torch here has no CUDA, so there is nothing to time the kernel "
-                              "against")
+            raise NotGradable(_("could not run here: torch here has no CUDA, so there is nothing to time the "
+                                "kernel against"))
         expected, bound = kernel_checks.kernel_expected(Q, K, V)
         gpu = kernel_checks.run_on_the_gpu_too(kernel, Q, K, V, expected, bound, kernel.time_limit(Q).seconds)
         if gpu is None:
-            raise NotGradable("could not run here: the kernel did not run on the GPU (its report says why)")
+            raise NotGradable(_("could not run here: the kernel did not run on the GPU (its report says why)"))
         ms = gpu.device_ms
         if ms > kernel_report.SPEED_TARGET * ref:
-            raise WrongAnswer(f"your kernel takes {ms:.3f} ms at the ANDREA-120M shape, more than "
-                              f"{kernel_report.SPEED_TARGET:g}x torch's {ref:.3f} ms")
+            raise WrongAnswer(_("your kernel takes {ms} ms at the ANDREA-120M shape, more than {times}x torch's {ref} "
+                                "ms").format(ms=f"{ms:.3f}", times=f"{kernel_report.SPEED_TARGET:g}", ref=f"{ref:.3f}"))

@@ -50,10 +50,20 @@ def _free_port():
 @pytest.fixture(scope="module")
 def lab():
     """JupyterLab serving a copy of the released assignment; yields (url of the notebook, folder)."""
+    yield from _served()
+
+
+@pytest.fixture(scope="module")
+def lab_ja():
+    """The same, of a course released in Japanese (make release COURSE_LANG=ja)."""
+    yield from _served("--lang", "ja")
+
+
+def _served(*release_args):
     top = Path(tempfile.mkdtemp(prefix="notebook-lab-"))
     os.chmod(top, 0o755)  # grading workers run as other uids when the test runs as root
     made = run_grader("release", "--course", top / "course", "--student-repo", top / "student",
-                      "--exchange", top / "exchange")
+                      "--exchange", top / "exchange", *release_args)
     assert made.returncode == 0, made.stdout + made.stderr
     work = top / "work"
     shutil.copytree(top / "course" / "release" / "attention", work)
@@ -96,21 +106,37 @@ def lab():
 
 
 @pytest.fixture(scope="module")
-def page(lab):
+def chromium():
+    """One headless chromium for the module's pages (Playwright's sync API runs one at a time in a process)."""
     from playwright.sync_api import sync_playwright
-    url, _ = lab
     if not Path(CHROMIUM).is_file():
         pytest.fail(f"{CHROMIUM} is missing: make browser-deps installs Debian's chromium")
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], headless=True)
-        page = chromium.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(url)
-        page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=120_000)
-        # the kernel must be idle before the first cell runs
-        page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(timeout=120_000)
-        run_cell(page, cell_with(page, "from grader.student.notebook import grade"), 120)
-        yield page
-        chromium.close()
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def page(lab, chromium):
+    yield from _opened(lab, chromium)
+
+
+@pytest.fixture(scope="module")
+def page_ja(lab_ja, chromium):
+    yield from _opened(lab_ja, chromium)
+
+
+def _opened(lab, chromium):
+    url, _work = lab
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(url)
+    page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=120_000)
+    # the kernel must be idle before the first cell runs
+    page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(timeout=120_000)
+    run_cell(page, cell_with(page, "from grader.student.notebook import grade"), 120)
+    yield page
+    page.close()
 
 
 def cell_with(page, text, seconds=60):
@@ -249,3 +275,29 @@ def test_an_answer_run_but_not_saved_is_told_to_save_and_saving_clears_it(page):
     assert "save the notebook" not in output and "run the answer cell again" not in output, output
     earned, possible = _points(output, "compute_dk")
     assert earned == possible > 0, output
+
+
+def test_a_course_released_in_japanese_speaks_it_in_the_notebook_and_its_test_cell(page_ja):
+    """The released notebook's text and its test cell's report are the catalog's Japanese: the leaking mask's hint,
+    the scorecard's headings; the score is the English one's (1 of 2 public points, as solutions/wrong says)."""
+    from grader.common import i18n
+    from grader.course import notebook_source
+    ja = i18n.translation("ja")
+    heading = ja.gettext(notebook_source.HOW_IT_WORKS).splitlines()[0]
+    assert heading != notebook_source.HOW_IT_WORKS.splitlines()[0]
+    assert page_ja.locator(".jp-MarkdownOutput", has_text=heading.lstrip("# ").strip()).count() >= 1
+    wrong = mutate(REFERENCE.read_text(), Control.load(WRONG / "mask_leaks_future.py").source)
+    answer = answer_cell(page_ja, "apply_causal_mask")
+    type_into(page_ja, answer, f"%%answer apply_causal_mask\n{_function(wrong, 'apply_causal_mask')}")
+    run_cell(page_ja, answer, 60)
+    cell = grading_cell(page_ja, "apply_causal_mask")
+    output = run_cell(page_ja, cell, CELL_SECONDS["apply_causal_mask"])
+    shoot(page_ja, cell, "mask-leaks-future-ja")
+    leak = ja.ngettext("the mask leaks the future: {count} entry with j > i is not masked (first: row {i}, column "
+                       "{j}); every j > i must be -inf", "the mask leaks the future: {count} entries with j > i are "
+                       "not masked (first: row {i}, column {j}); every j > i must be -inf", 2)
+    flat = " ".join(output.split())
+    assert leak.split("{")[0].strip() in flat and ja.gettext("hint:") in flat, output
+    assert "the mask leaks the future" not in output and ja.gettext("total") in output
+    earned, possible = _points(output, "apply_causal_mask")
+    assert 0 < earned < possible, output

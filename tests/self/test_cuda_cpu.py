@@ -250,7 +250,8 @@ def test_divergent_barriers_are_reported_with_their_lines(tmp_path):
     """)
     x = np.zeros(32, np.float32)
     lib.run(ptr(x))
-    msg = lib.cuda_cpu_launch_error().decode()
+    from grader.sandbox import runtime_words
+    msg = runtime_words.english(lib.cuda_cpu_launch_error().decode())  # said() messages (csrc/cuda_cpu/words.cpp)
     assert "different barriers" in msg and "line 4" in msg and "line 6" in msg
 
 

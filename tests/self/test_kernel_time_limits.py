@@ -7,7 +7,7 @@ import pytest
 
 from grader.common.failures import TimedOut
 from grader.cuda import time_limits as tl
-from grader.suite.plugin import KernelUnderTest
+from grader.suite.kernel_under_test import KernelUnderTest
 
 MEASURED = (4.0, "")  # the lesson's kernel at ANDREA-120M: 4 s here
 

@@ -8,7 +8,7 @@ import pytest
 
 from grader.common.failures import Kind
 from grader.dev import controls
-from grader.report import pictures
+from grader.report import picture_drawing, pictures
 from grader.suite.collect import TestResult as Graded
 from helpers import ROOT
 
@@ -48,14 +48,14 @@ def pixel(image, picture, panel, i, j):
 
 
 def is_grey(rgb):
-    return np.allclose(rgb, pictures.MASKED_COLOUR[:3], atol=0.02)
+    return np.allclose(rgb, picture_drawing.MASKED_COLOUR[:3], atol=0.02)
 
 
 @pytest.mark.parametrize("exercise", PYTHON_PICTURED)
 def test_reference_draws_a_png_of_the_promised_size_with_no_difference(exercise, tmp_path):
     picture = pictures.draw_for(ROOT / "solutions", exercise, tmp_path)
     assert picture.path == tmp_path / f"{exercise}.png" and picture.why_not == ""
-    assert png_size(picture.path) == pictures.SIZE
+    assert png_size(picture.path) == picture_drawing.SIZE
     assert picture.student.shape == picture.reference.shape == (pictures.T, pictures.T)
     diff = picture.difference
     assert not np.isnan(diff).any()  # masked (-inf) exactly where the reference is
@@ -73,18 +73,18 @@ def test_leaking_mask_is_coloured_above_the_diagonal(control_folder, tmp_path):
     leak_free[above] = False
     assert np.array_equal(got[leak_free], ref[leak_free])
     image = imread(picture.path)
-    assert image.shape[:2] == pictures.SIZE[::-1]
+    assert image.shape[:2] == picture_drawing.SIZE[::-1]
     for i in (0, 10, 29):
         assert is_grey(pixel(image, picture, "reference", i, i + 1))
         assert not is_grey(pixel(image, picture, "student", i, i + 1))
-        assert np.allclose(pixel(image, picture, "difference", i, i + 1), pictures.INVALID_COLOUR[:3], atol=0.02)
+        assert np.allclose(pixel(image, picture, "difference", i, i + 1), picture_drawing.INVALID_COLOUR[:3], atol=0.02)
         assert is_grey(pixel(image, picture, "student", i, i + 2))  # further ahead it masks like the reference
         assert not is_grey(pixel(image, picture, "student", i + 1, i))
 
 
 def test_wrong_axis_softmax_has_columns_summing_to_one(control_folder, tmp_path):
     picture = pictures.draw_for(control_folder("softmax_wrong_axis"), "row_softmax", tmp_path)
-    assert png_size(picture.path) == pictures.SIZE
+    assert png_size(picture.path) == picture_drawing.SIZE
     assert np.allclose(picture.reference.sum(axis=-1), 1)
     assert np.allclose(picture.student.sum(axis=-2), 1) and not np.allclose(picture.student.sum(axis=-1), 1)
 
@@ -100,15 +100,15 @@ def test_an_overflowing_softmax_is_drawn_on_the_large_logits_it_failed(control_f
                for n in range(2)]
     drawn = pictures.draw_after_grading(failing, folder, tmp_path / "failing")
     assert np.isnan(drawn["row_softmax"].student).any()
-    assert "NaN or +inf" in pictures._row_sums(drawn["row_softmax"].student, True)
-    assert pictures._row_sums(np.full((4, 4), np.nan), True) == "\nevery weight is NaN or +inf"
+    assert "NaN or +inf" in picture_drawing._row_sums(drawn["row_softmax"].student, True, str)
+    assert picture_drawing._row_sums(np.full((4, 4), np.nan), True, str) == "\nevery weight is NaN or +inf"
 
 
 def test_kernel_mask_off_by_one_shows_weights_on_the_next_position(control_folder, tmp_path):
     from matplotlib.image import imread
     picture = pictures.draw_for(control_folder("kernel_mask_off_by_one"), "cuda_kernel", tmp_path)
     assert picture.path is not None, picture.why_not
-    assert png_size(picture.path) == pictures.SIZE
+    assert png_size(picture.path) == picture_drawing.SIZE
     T = pictures.T
     above = np.arange(T - 1), np.arange(1, T)
     assert (picture.reference[above] == 0).all() and (picture.student[above] > 0).all()
@@ -147,7 +147,7 @@ def test_failing_draws_only_failures_all_draws_passing_none_clears_old_pictures(
     assert pictures.draw_after_grading(stub_only, solutions, tmp_path, "failing") == {}
     assert not (tmp_path / "scale_scores.png").exists()  # the old picture went with the old mistake
     drawn = pictures.draw_after_grading(passing, solutions, tmp_path, "all")
-    assert set(drawn) == {"row_softmax"} and png_size(drawn["row_softmax"].path) == pictures.SIZE
+    assert set(drawn) == {"row_softmax"} and png_size(drawn["row_softmax"].path) == picture_drawing.SIZE
     assert pictures.draw_after_grading(passing + failing, solutions, tmp_path, "none") == {}
     assert list(tmp_path.glob("*.png")) == []
 
