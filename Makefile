@@ -110,7 +110,7 @@ cuda-samples: $(STAMP) system-deps
 	@test -n "$(SAMPLES)" || { echo "usage: make cuda-samples SAMPLES=/path/to/cuda-samples" >&2; exit 2; }
 	$(PY) -m grader cuda-samples $(SAMPLES) $(ARGS)
 
-# Issues 14 and 15's checks on an NVIDIA GPU, in one run (docs/gpu-check.md): here, without a GPU, the CPU side and
+# The checks that need an NVIDIA GPU, in one run (docs/gpu-check.md): here, without a GPU, the CPU side and
 # the nvcc builds into build/gpu-check/; gpu-check-carry then packs what the device machine lacks into .gpucheck/
 gpu-check: $(STAMP) system-deps
 	$(PY) -m grader gpu-check $(if $(SAMPLES),--samples $(SAMPLES)) $(ARGS)

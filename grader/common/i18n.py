@@ -101,15 +101,20 @@ def apply_argument(args):
         os.environ[LANG_VAR] = check(args.lang)
 
 
-def catalog(lang):
-    return LOCALE / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+# The hidden suite's own words (its cases' labels, its reasons) are a catalog of their own, kept with the suite
+# (tests/hidden/locale), so that the student's copy of the grader, which carries grader/locale, tells nothing of them
+HIDDEN_LOCALE = LOCALE.parent.parent / "tests" / "hidden" / "locale"
+HIDDEN_DOMAIN = "hidden"
 
 
-def _compiled(lang):
-    """The .mo of lang's catalog, compiled into the cache when the .po changed."""
-    po = catalog(lang)
+def catalog(lang, hidden=False):
+    return (HIDDEN_LOCALE if hidden else LOCALE) / lang / "LC_MESSAGES" / f"{HIDDEN_DOMAIN if hidden else DOMAIN}.po"
+
+
+def _compiled(po, lang):
+    """The .mo of a catalog, compiled into the cache when the .po changed."""
     text = po.read_bytes()
-    mo = CACHE_ROOT / "locale" / f"{lang}-{hashlib.sha256(text).hexdigest()[:16]}.mo"
+    mo = CACHE_ROOT / "locale" / f"{po.stem}-{lang}-{hashlib.sha256(text).hexdigest()[:16]}.mo"
     if not mo.is_file():
         from babel.messages import mofile, pofile
         with po.open("rb") as f:
@@ -126,8 +131,12 @@ def _compiled(lang):
 def translation(lang):
     if lang == "en" or not catalog(lang).is_file():
         return gettext.NullTranslations()
-    with _compiled(lang).open("rb") as f:
-        return gettext.GNUTranslations(f)
+    with _compiled(catalog(lang), lang).open("rb") as f:
+        found = gettext.GNUTranslations(f)
+    if catalog(lang, hidden=True).is_file():  # the instructor's copy: the hidden suite's words too
+        with _compiled(catalog(lang, hidden=True), lang).open("rb") as f:
+            found.add_fallback(gettext.GNUTranslations(f))
+    return found
 
 
 def _(message):

@@ -5,13 +5,14 @@ Standard library only, so the class-level commands (batch, autograde), which onl
 importing pytest and torch.
 """
 
-import os
 from pathlib import Path
+
+from grader.common import settings
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository (or student copy) the grader runs from
 # where the grader's caches go (built kernels, the machine's expected answers): GRADER_CACHE_DIR moves them (the
 # notebook keeps the student's folder clean)
-CACHE_ROOT = Path(os.environ["GRADER_CACHE_DIR"]) if os.environ.get("GRADER_CACHE_DIR") else ROOT / "build"
+CACHE_ROOT = Path(settings.CACHE_DIR.get()) if settings.CACHE_DIR.get() else ROOT / "build"
 
 STUDENT_FUNCTIONS = ("compute_dk", "scale_scores", "apply_causal_mask", "row_softmax", "weighted_sum")
 GIVEN_FUNCTIONS = ("causal_attention",)  # complete in the reference and in the stubs: it chains the four

@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from grader.common.limits import CALL_TIMEOUT
 from grader.common import environment
 from grader.course import jobs
 from grader.sandbox import isolation
@@ -41,7 +42,7 @@ def add_arguments(parser):
                              "cluster's own (default: local processes)")
     parser.add_argument("--suite", choices=["public", "hidden", "all"], default="all",
                         help="graded suites (default: %(default)s)")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call into student code")
+    parser.add_argument("--timeout", type=float, default=CALL_TIMEOUT, help="seconds per call into student code")
     parser.add_argument("--force", action="store_true", help="regrade unchanged students too")
     shared_expected.add_argument(parser)
 

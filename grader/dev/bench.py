@@ -26,10 +26,10 @@ from grader.common.layout import ROOT
 from grader.cuda import profile
 from grader.dev import bench_speed
 
-TARGET_S = 20.0  # issue 2: warm `make grade` of the reference on a 2-core machine
-KERNEL_TARGETS = {"tiled": 5.0, "overhead": 2.0, "cold build": 10.0, "warm build": 1.0,  # issue 3
+TARGET_S = 20.0  # warm `make grade` of the reference on a 2-core machine
+KERNEL_TARGETS = {"tiled": 5.0, "overhead": 2.0, "cold build": 10.0, "warm build": 1.0,  # the CPU runtime's
                   "profiled": 3.0}  # the profiled run (grader/cuda/profile.py) against the plain graded run
-BARRIER_TARGET_NS = 20.0  # issue 15: a barrier or a shuffle, per CUDA thread, in CPU time
+BARRIER_TARGET_NS = 20.0  # a barrier or a shuffle, per CUDA thread, in CPU time
 
 
 def _one_run(suite, timings_file, env=None):
@@ -118,9 +118,9 @@ def footprint_bench(console, repeat):
     return ok
 
 
-ISOLATION_TARGET = 1.25  # issue 4: isolated workers against the same long-lived worker without the fence
-BOX_TARGET = 1.1  # issue 16: bubblewrap boxes against the fence they replace
-CORPUS_SLACK_S = 30.0  # issue 4: the corpus's worst case within the sum of its timeouts plus this
+ISOLATION_TARGET = 1.25  # isolated workers against the same long-lived worker without the fence
+BOX_TARGET = 1.1  # bubblewrap boxes against the fence they replace
+CORPUS_SLACK_S = 30.0  # the corpus's worst case within the sum of its timeouts plus this
 # corpus submissions that trigger timeouts, and the timeouts each triggers at the corpus's 10 s
 TIMEOUT_CORPUS = {"endless_loop_in_softmax": ("row_softmax times out once; causal_attention, which calls it, is "
                                                 "not run", 10.0),

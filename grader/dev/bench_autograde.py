@@ -5,7 +5,7 @@ every answer filled in; each student's kernel cell differs by a comment line nam
 built and checked cold, as in a real class (the machine's expected answers and the CPU runtime are warm). Then
 `python -m grader autograde --force` with --jobs 1 and --jobs 2, in alternating order over the rounds; medians.
 
-Targets (issue 17): at most 10 s per student at --jobs 2; --jobs 2 at least 1.8x faster than --jobs 1.
+Targets: at most 10 s per student at --jobs 2; --jobs 2 at least 1.8x faster than --jobs 1.
 
 Beside the speed-up, the most it could be on this machine. --jobs 1 already keeps more than one core busy (a
 kernel runs on every core, and the grader computes expected answers while the worker computes the student's),

@@ -5,7 +5,7 @@
 
 The class is the reference and the known-wrong controls in turn (each a distinct folder: no result is reused;
 every student's kernel file is their own, so each run builds and checks all 20 cold, as for a real class).
-Target (issue 5): --jobs 2 at least 1.7x faster than --jobs 1 on a 2-core machine, and the per-student time close to one `make grade`. Both batch runs share expected answers
+Target: --jobs 2 at least 1.7x faster than --jobs 1 on a 2-core machine, and the per-student time close to one `make grade`. Both batch runs share expected answers
 between their students (grader/judge/shared_expected.py) and give each job its share of the cores (grader/course/jobs.py);
 the single `python -m grader grade` runs as a student's `make grade` does, with both cores and nothing shared.
 """
@@ -24,7 +24,7 @@ from grader.cuda import build as cuda_build
 from grader.common.layout import ROOT
 
 TARGET = 1.7
-DASK_TARGET = 1.15  # issue 18: the class on a 2-worker LocalCluster within 1.15x of --jobs 2's time
+DASK_TARGET = 1.15  # the class on a 2-worker LocalCluster within 1.15x of --jobs 2's time
 
 
 def add_arguments(parser):

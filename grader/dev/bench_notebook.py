@@ -5,7 +5,7 @@ every answer cell filled in with the reference's answer, runs top to bottom in a
 "Run All"), once to warm the machine and then `repeat` times more; each test cell's time is the kernel's own
 (nbclient's execute_input to execute_reply). Then nbgrader's own Validate of the whole notebook, as a student runs it.
 
-Targets (issue 17): a Python exercise's test cell at most 3 s warm; Validate at most 15 s.
+Targets: a Python exercise's test cell at most 3 s warm; Validate at most 15 s.
 """
 
 import os

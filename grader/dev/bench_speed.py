@@ -1,4 +1,4 @@
-"""`python -m grader bench --only speed` (part of make bench): grading against the student's own compute (issue 17).
+"""`python -m grader bench --only speed` (part of make bench): grading against the student's own compute.
 
 Each row runs a command as a student or an instructor does, warm, several times, and sets its wall time beside
 the student's own compute in the same run: the seconds the submission's functions and kernel spent inside the

@@ -28,6 +28,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from grader.common.limits import CALL_TIMEOUT
 from grader.course.solution_regions import is_marker
 from grader.dev.verdict import per_exercise, verdict  # noqa: F401 (the controls' verdict, re-exported)
 from grader.common.layout import (EXERCISES, KERNEL_EXERCISE, KERNEL_FILE, REFERENCE, REFERENCE_KERNEL, ROOT,
@@ -143,7 +144,7 @@ def edit_kernel(text, edits):
     return "".join(line for line in text.splitlines(keepends=True) if not is_marker(line))
 
 
-def grade_all(folders, suite="all", timeout=60.0, exercises=None):
+def grade_all(folders, suite="all", timeout=CALL_TIMEOUT, exercises=None):
     """Grade several folders in one pytest run (expected answers computed once); {folder: results.json dict}.
     exercises: only these exercises' tests (default: all)."""
     from grader.suite import collect
@@ -217,7 +218,7 @@ def exercises_changed(control):
     return exercises | set(control.scores)
 
 
-def _grade_here(controls, suite="all", timeout=60.0):
+def _grade_here(controls, suite="all", timeout=CALL_TIMEOUT):
     """Each control graded on the exercises it changes (exercises_changed), controls that change the same ones
     in one pytest run."""
     folders = {c.name: str(build(c).resolve()) for c in controls}
@@ -257,7 +258,7 @@ def main(args):
     if not args.quiet:
         suites = "public suite, the adversarial corpus" if args.corpus else "public + hidden suites"
         console.print(f"grading {len(controls)} controls ({suites}) in {jobs} process(es) ...")
-    timeout = args.timeout or (CORPUS_TIMEOUT if args.corpus else 60.0)
+    timeout = args.timeout or (CORPUS_TIMEOUT if args.corpus else CALL_TIMEOUT)
     if jobs > 1:
         summary = _grade_in_parts(controls, jobs, ["--timeout", str(timeout)] + ["--corpus"] * args.corpus)
     elif args.corpus:

@@ -1,5 +1,5 @@
-"""`python -m grader gpu-check [--samples PATH] [--out DIR]` (`make gpu-check`): the checks of issues 14 and 15 that
-need an NVIDIA GPU, in one run that fits one call of the device tool (docs/gpu-check.md says how to run it there).
+"""`python -m grader gpu-check [--samples PATH] [--out DIR]` (`make gpu-check`): the checks that need an NVIDIA
+GPU, in one run of at most ten minutes on a machine that has one (docs/gpu-check.md says how to run it there).
 
 Parts, in this order (cheapest and most telling first; the report is rewritten after each):
   conformance  tests/cuda_conformance: each program on the CPU runtime and, built by nvcc, on the GPU; both
@@ -42,7 +42,7 @@ def add_arguments(parser):
     parser.add_argument("--samples", type=Path, metavar="PATH", help="a checkout of NVIDIA/cuda-samples (or the "
                         "copy `make gpu-check-carry` makes); without it the samples part is not run")
     parser.add_argument("--out", type=Path, default=OUT, help="where gpu-check.md and gpu-check.json go "
-                        "(default: build/gpu-check; on the device machine: $OUT)")
+                        "(default: build/gpu-check; on a GPU machine that copies a folder back: $OUT)")
     parser.add_argument("--parts", default=",".join(PARTS), help="comma-separated, from: " + ", ".join(PARTS))
     parser.add_argument("--only", nargs="+", metavar="NAME", default=(),
                         help="only these programs, samples or controls (by name), in whichever parts have them; "
@@ -50,7 +50,7 @@ def add_arguments(parser):
     parser.add_argument("--cpu-from", type=Path, metavar="JSON", help="take the CPU runtime's side from an earlier "
                         "gpu-check.json (a run without a GPU) instead of running it again")
     parser.add_argument("--budget", type=float, help="seconds; a part not started by then is reported as not run "
-                        f"(default: {BUDGET} with a GPU, to fit the device tool's call; none without one)")
+                        f"(default: {BUDGET} with a GPU, so that the run ends within ten minutes; none without one)")
     parser.add_argument("--limit", type=float, help="seconds; gradings still running then are stopped and the "
                         f"report written (default: {LIMIT} with a GPU, none without one)")
     parser.add_argument("--jobs", type=int, default=programs.default_jobs(), help="builds and gradings at once")

@@ -1,6 +1,6 @@
 """`python -m grader gpu-check-carry --samples PATH` (`make gpu-check-carry SAMPLES=PATH`): the folder .gpucheck/
-that travels with the device tool's call (its `carry`), holding what the device machine lacks and cannot fetch
-(it reaches no network): docs/gpu-check.md.
+copied with the checkout to a GPU machine that reaches no network, holding what such a machine lacks and cannot
+fetch: docs/gpu-check.md.
 
   debs/           Debian's Boost.Context packages (headers and libboost_context.so), which the CPU runtime needs;
                   grader/dev/gpu_check_device.sh unpacks them under /usr/local when the image has no Boost
@@ -11,7 +11,8 @@ that travels with the device tool's call (its `carry`), holding what the device 
   cpu-report.json an earlier gpu-check.json from a machine without a GPU (--cpu-report): the CPU runtime's side,
                   so the device spends its minutes on the GPU
 
-The device tool carries at most 64 MiB, working tree included: the sizes are printed, and a folder over it refused.
+Where the copy is limited in size (LIMIT, 64 MiB with the working tree), the sizes are printed and a folder over
+it refused.
 """
 
 import importlib.metadata
@@ -25,7 +26,7 @@ from grader.common.layout import ROOT
 from grader.dev import cuda_samples
 
 CARRY = ROOT / ".gpucheck"
-LIMIT = 64 << 20  # bytes the device tool carries, working tree and carried folders together
+LIMIT = 64 << 20  # bytes the copy to the GPU machine may hold, working tree and carried folders together
 # pure Python: one wheel each serves the device's Python 3.12
 WHEELS = ("pytest", "pluggy", "iniconfig", "packaging", "pygments", "rich", "markdown-it-py", "mdurl",
           "pytest-xdist", "execnet")
@@ -84,7 +85,7 @@ def copy_samples(root, folder):
 
 
 def working_tree_bytes():
-    """What the device tool sends besides the carry: tracked files and untracked ones git does not ignore."""
+    """What travels besides the carry: tracked files and untracked ones git does not ignore."""
     listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
                             capture_output=True, text=True).stdout.split("\0")
     return sum((ROOT / f).stat().st_size for f in listed if f and (ROOT / f).is_file())
@@ -109,10 +110,10 @@ def main(args):
     for name, n in parts.items():
         print(f"  {name:<16} {n / 2**20:6.1f} MiB")
     total = sum(parts.values()) + tree
-    print(f"  {'working tree':<16} {tree / 2**20:6.1f} MiB\n{out}: {total / 2**20:.1f} MiB of the device tool's "
+    print(f"  {'working tree':<16} {tree / 2**20:6.1f} MiB\n{out}: {total / 2**20:.1f} MiB of the copy's "
           f"{LIMIT >> 20} MiB" + ("" if report.is_file() else " (no cpu-report.json: run `make gpu-check` here first "
-                                  "to spare the device the CPU side)"))
+                                  "to spare the GPU machine the CPU side)"))
     if total > LIMIT:
-        print("over the device tool's limit: the call would be refused", file=sys.stderr)
+        print(f"over the copy's {LIMIT >> 20} MiB: it would not travel", file=sys.stderr)
         return 1
     return 0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU check on the device machine, in one call of the device tool (docs/gpu-check.md):
+# The GPU check on a machine with an NVIDIA GPU, in one command (docs/gpu-check.md):
 #   bash grader/dev/gpu_check_device.sh        with carry [".gpucheck"] (made here by `make gpu-check-carry`)
 # That machine's image has CUDA, PyTorch and nvidia-smi but reaches no network: what it lacks comes from the carry.
 # Writes $OUT/gpu-check.md, $OUT/gpu-check.json and $OUT/device-log.txt. Extra arguments go to gpu-check.
@@ -49,7 +49,7 @@ check() {
   [ -f "$CARRY/cpu-report.json" ] && cpu=(--cpu-from "$CARRY/cpu-report.json")
   samples=()
   [ -d "$CARRY/cuda-samples" ] && samples=(--samples "$CARRY/cuda-samples")
-  # 540 s: the device tool's 600 s less time to copy $OUT back; gpu-check starts no part after --budget (420 s)
+  # 540 s: ten minutes less the time to copy $OUT back; gpu-check starts no part after --budget (420 s)
   # and stops gradings at --limit (510 s), then writes its report
   timeout 540 python3 -m grader gpu-check "${samples[@]}" --out "$OUT" "${cpu[@]}" "$@"
   status=$?

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from grader.common.limits import CALL_TIMEOUT
 from grader.common import environment
 from grader.common.layout import KERNEL_EXERCISE, REFERENCE_KERNEL, ROOT
 from grader.cuda import build as cuda_build, nvcc
@@ -33,7 +34,7 @@ REFERENCE_KERNELS = (  # (what, file, -D macros)
     ("solutions/right/barrier_heavy_flash.cu", ROOT / "solutions" / "right" / "barrier_heavy_flash.cu", ()),
 )
 GPU_NOTE = "on the GPU too"
-GRADE_TIMEOUT = 60.0  # seconds per call, as `python -m grader controls` grades them
+GRADE_TIMEOUT = CALL_TIMEOUT  # seconds per call, as `python -m grader controls` grades them
 
 
 def kernel_controls(only=()):

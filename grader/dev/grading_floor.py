@@ -1,4 +1,4 @@
-"""The least a warm grading of one exercise could take on this machine: `make bench`'s floor column (issue 17).
+"""The least a warm grading of one exercise could take on this machine: `make bench`'s floor column.
 
 A grading that checks every element has to pay, besides the student's own compute:
 - its fixed cost: a warm grading that moves no arrays and computes nothing (`make grade EX=compute_dk`, timed in

@@ -22,7 +22,8 @@ PROJECT = "causal-attention-grader"
 # the catalogs' header dates: fixed, so that a catalog changes (and `pybabel update --check` complains) only when a
 # message does, not with the clock
 FIXED_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
-SOURCES = ("grader", "tests/public", "tests/hidden")  # where the messages are; the catalogs under grader/locale
+SOURCES = ("grader", "tests/public")  # where the messages are; the catalogs under grader/locale
+HIDDEN_SOURCES = ("tests/hidden",)  # the hidden suite's own words: tests/hidden/locale, which never ships to students
 RUNTIME = ROOT / "csrc" / "cuda_cpu"  # and the CPU runtime's: said(), saying() and WORDS() formats (words.cpp)
 CONFIG = i18n.LOCALE / "babel.cfg"
 PLACEHOLDER = re.compile(r"\{(\w*)[^{}]*\}")
@@ -37,20 +38,38 @@ def _pybabel(*args):
                           text=True)
 
 
-def extract(pot):
-    """The template: pybabel's extraction, and the notebook's texts that come from solutions/ (its docstrings and
-    the kernel's header comment, grader/course/notebook_source.py)."""
+def _extracted(pot, sources):
+    from babel.messages import pofile
     proc = _pybabel("extract", "-F", str(CONFIG), "-k", "_", "-k", "N_", "-k", "tr", "-k", "ngettext:1,2", "--no-location",
-                    "--sort-output", "--no-wrap", "--project", "causal-attention-grader", "-o", str(pot),
-                    *[s for s in SOURCES if (ROOT / s).is_dir()])
+                    "--sort-output", "--no-wrap", "--project", PROJECT, "-o", str(pot),
+                    *[s for s in sources if (ROOT / s).is_dir()])
     if proc.returncode:
         raise RuntimeError(f"pybabel extract failed: {proc.stderr.strip()}")
-    from babel.messages import pofile
-    from grader.course import notebook_source
     with open(pot, "rb") as f:
         template = pofile.read_po(f)
     template.project, template.version = PROJECT, ""
     template.creation_date = FIXED_DATE
+    return template
+
+
+def extract_hidden(pot, grader_pot):
+    """The hidden suite's template: its messages that the grader's catalogs do not already have."""
+    from babel.messages import pofile
+    template = _extracted(pot, HIDDEN_SOURCES)
+    with open(grader_pot, "rb") as f:
+        known = {m.id for m in pofile.read_po(f)}
+    for message in [m for m in template if m.id and m.id in known]:
+        del template[message.id]
+    with open(pot, "wb") as f:
+        pofile.write_po(f, template, width=None, sort_output=True, no_location=True)
+
+
+def extract(pot):
+    """The template: pybabel's extraction, and the notebook's texts that come from solutions/ (its docstrings and
+    the kernel's header comment, grader/course/notebook_source.py)."""
+    from babel.messages import pofile
+    from grader.course import notebook_source
+    template = _extracted(pot, SOURCES)
     for text in notebook_source.texts():
         template.add(text, auto_comments=["the notebook's text, from solutions/"])
     for text in runtime_messages():
@@ -72,20 +91,24 @@ def runtime_messages():
     return list(dict.fromkeys(t for t in found if t.strip()))
 
 
-def update(pot, check=False):
-    """Update (or check) each language's catalog from pot; (ok, what pybabel said)."""
-    args = ["update", "-i", str(pot), "-d", str(i18n.LOCALE), "-D", i18n.DOMAIN, "--no-wrap", "--ignore-obsolete",
+def update(pot, check=False, hidden=False):
+    """Update (or check) each language's catalog (the hidden suite's, with hidden) from pot; (ok, what pybabel
+    said)."""
+    folder, domain = (i18n.HIDDEN_LOCALE, i18n.HIDDEN_DOMAIN) if hidden else (i18n.LOCALE, i18n.DOMAIN)
+    args = ["update", "-i", str(pot), "-d", str(folder), "-D", domain, "--no-wrap", "--ignore-obsolete",
             "--no-fuzzy-matching"]
     out, ok = [], True
     for lang in i18n.LANGUAGES:
         if lang == "en":
             continue
-        catalog = i18n.catalog(lang)
+        catalog = i18n.catalog(lang, hidden)
         if not catalog.is_file():
-            proc = _pybabel("init", "-i", str(pot), "-d", str(i18n.LOCALE), "-D", i18n.DOMAIN, "-l", lang,
+            proc = _pybabel("init", "-i", str(pot), "-d", str(folder), "-D", domain, "-l", lang,
                             "--no-wrap") if not check else None
             ok &= not check
             out.append(f"{lang}: {'no catalog' if check else proc.stderr.strip() or 'created'}")
+            if not check:
+                _settled_header(catalog, lang)
             continue
         proc = _pybabel(*args, "-l", lang, *(["--check"] if check else []))
         ok &= proc.returncode == 0
@@ -111,10 +134,10 @@ def placeholders(text):
     return sorted(m.group(1) for m in PLACEHOLDER.finditer(text))
 
 
-def problems(lang):
+def problems(lang, hidden=False):
     """What is wrong with lang's catalog: untranslated or fuzzy entries, placeholders not the message's."""
     from babel.messages import pofile
-    with i18n.catalog(lang).open("rb") as f:
+    with i18n.catalog(lang, hidden).open("rb") as f:
         catalog = pofile.read_po(f, locale=lang)
     found = []
     for message in catalog:
@@ -148,14 +171,19 @@ def add_arguments(parser):
 
 
 def main(args):
+    hidden = (ROOT / HIDDEN_SOURCES[0]).is_dir()  # the instructor's checkout
     with tempfile.TemporaryDirectory() as tmp:
-        pot = Path(tmp) / f"{i18n.DOMAIN}.pot"
+        pot, hidden_pot = Path(tmp) / f"{i18n.DOMAIN}.pot", Path(tmp) / f"{i18n.HIDDEN_DOMAIN}.pot"
         extract(pot)
         ok, said = update(pot, check=args.check)
+        if hidden:
+            extract_hidden(hidden_pot, pot)
+            ok_hidden, said_hidden = update(hidden_pot, check=args.check, hidden=True)
+            ok, said = ok and ok_hidden, said + "\n" + said_hidden
     print(said)
     if args.check:
         for lang in (lang for lang in i18n.LANGUAGES if lang != "en" and i18n.catalog(lang).is_file()):
-            found = problems(lang)
+            found = problems(lang) + (problems(lang, hidden=True) if hidden else [])
             ok &= not found
             print("\n".join(f"{lang}: {p}" for p in found) or f"{lang}: complete")
     return 0 if ok else 1

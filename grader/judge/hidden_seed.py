@@ -12,6 +12,7 @@ GRADER_HIDDEN_SEED overrides it, for instance to share one seed between an instr
 import os
 import secrets
 
+from grader.common import settings
 from grader.common.layout import ROOT, SUITE_PATHS
 
 SEED_FILE = ROOT / SUITE_PATHS["hidden"] / "hidden_seed.txt"
@@ -30,8 +31,8 @@ def ensure():
 
 def seed():
     """The hidden seed: GRADER_HIDDEN_SEED if set, else the seed file's (made on first use)."""
-    if os.environ.get("GRADER_HIDDEN_SEED"):
-        return int(os.environ["GRADER_HIDDEN_SEED"])
+    if settings.HIDDEN_SEED.get():
+        return int(settings.HIDDEN_SEED.get())
     try:
         return int(ensure().read_text().strip())
     except FileExistsError:  # another grading made it at the same moment

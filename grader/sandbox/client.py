@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from grader.common.limits import CALL_TIMEOUT
 from grader.common.i18n import _
 from grader.common.failures import (ForbiddenCall, ImportFailed, Missing, NotImplementedYet,
                                      StudentCodeError, TimedOut, WorkerFailed)
@@ -38,7 +39,7 @@ class Submission:
     _proc, _sandbox, _capture, _arena = _part("proc"), _part("sandbox"), _part("capture"), _part("arena")
     _requests, _replies, _faults = _part("requests"), _part("replies"), _part("faults")  # kernels: crash reports
 
-    def __init__(self, folder, filename="attention.py", timeout=60.0, kernel_library=None, kernel_device="cpu",
+    def __init__(self, folder, filename="attention.py", timeout=CALL_TIMEOUT, kernel_library=None, kernel_device="cpu",
                  read_source=None):
         """kernel_library: a built CUDA kernel (.so) to run instead of importing a Python file; kernel_device:
         "cpu" (built against the CPU runtime) or "gpu" (built by nvcc with csrc/cuda_gpu/run_on_device.cu);

@@ -25,6 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from grader.common import settings
 from grader.common import environment
 from grader.common.layout import ROOT
 from grader.sandbox import policy, uids
@@ -40,7 +41,7 @@ ANSWERS = ("solutions", "tests/hidden")  # what a worker must not read when the 
 # GRADER_ISOLATION: "on" (the default: a bubblewrap box where this machine allows it, else the fence); for
 # `make bench` only, "fence" (the fence even where a box is possible) and "off" (the same long-lived worker
 # without limits, uid or network fence), to show what each costs. Never set them when grading.
-SETTING = os.environ.get("GRADER_ISOLATION", "on")
+SETTING = settings.ISOLATION.get()
 ENABLED = SETTING != "off"
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.common.limits import CALL_TIMEOUT
 from grader.common import records
 from grader.common.failures import StudentCodeError
 from grader.judge import forbidden, inputs, memo, shared_expected
@@ -22,7 +23,7 @@ from grader.sandbox.client import Submission
 from grader.suite.kernel_under_test import KernelUnderTest
 from grader.common.layout import PUBLIC_SEED, ROOT
 
-DEFAULT_TIMEOUT = 60.0  # seconds per call: generous for a NumPy loop over 12 x 1024 rows
+DEFAULT_TIMEOUT = CALL_TIMEOUT  # seconds per call (grader/common/limits.py)
 
 
 def pytest_addoption(parser):

@@ -19,6 +19,7 @@ import sys
 import time
 import traceback
 
+from grader.common.limits import CALL_TIMEOUT
 from grader.warm import address
 
 IDLE = 900  # seconds without a grading before the server exits (an evening's edit-run loop keeps it)
@@ -105,7 +106,7 @@ def _warm_up():
     from grader.suite import collect
     from grader.common.layout import ROOT, SUITE_PATHS
     suites = [ROOT / path for path in SUITE_PATHS.values() if os.access(ROOT / path, os.R_OK | os.X_OK)]
-    collect.run_pytest(suites, [ROOT / "exercises"], 60.0, extra_args=["--collect-only"])
+    collect.run_pytest(suites, [ROOT / "exercises"], CALL_TIMEOUT, extra_args=["--collect-only"])
     bubblewrap.probe()  # whether this machine can build boxes (cached per process)
 
 

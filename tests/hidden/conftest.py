@@ -2,15 +2,14 @@
 and its checks compare with the reference solution as well as with the float64 torch oracle."""
 
 import importlib.util
-from pathlib import Path
 
 import pytest
 
+from grader.common.layout import REFERENCE
 from grader.judge import hidden_seed
 
 # 128 random bits kept with the instructor, never in the repository (grader/judge/hidden_seed.py)
 HIDDEN_SEED = hidden_seed.seed()
-REFERENCE = Path(__file__).resolve().parents[2] / "solutions" / "attention.py"
 
 
 @pytest.fixture

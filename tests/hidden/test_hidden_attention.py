@@ -3,14 +3,14 @@
 import numpy as np
 import pytest
 
-from grader.common.i18n import _
+from grader.common.i18n import N_, _
 from grader.judge import checks
 from grader.judge import inputs
 from grader.judge.inputs import CASES, Case
 
 F32, F64 = np.float32, np.float64
 ANDREA, BATCH2, T17 = CASES["andrea"], CASES["andrea_batch2"], CASES["T17"]
-WIDE = Case("heads of width d_k=128 (d_model=1536, n_head=12), T=65", (12,), 65, 128)
+WIDE = Case(N_("heads of width d_k=128 (d_model=1536, n_head=12), T=65"), (12,), 65, 128)
 
 
 def graded(exercise, points):

@@ -232,3 +232,14 @@ def test_a_picture_in_japanese_draws_every_glyph_and_english_where_no_font_has_t
     assert not [w for w in caught if "missing from font" in str(w.message)]
     monkeypatch.setattr(fonts, "cjk_family", lambda: None)
     assert fonts.for_pictures("ja") == ({}, "en", fonts.MISSING)
+
+
+def test_the_hidden_suite_s_words_stay_in_its_own_catalog_which_never_ships_to_students():
+    """The student's copy carries grader/locale: none of its messages may be one of the hidden suite's (its cases'
+    labels tell the hidden shapes); those are tests/hidden/locale's, which the release leaves out."""
+    from babel.messages import pofile
+    ids = lambda path: {m.id for m in pofile.read_po(path.open("rb")) if m.id}  # noqa: E731
+    for lang in LANGS:
+        hidden, grader = ids(i18n.catalog(lang, hidden=True)), ids(i18n.catalog(lang))
+        assert hidden and not hidden & grader
+        assert "with ties" in hidden and i18n.translation(lang).gettext("with ties") != "with ties"

@@ -1,6 +1,7 @@
 """The grader's layout stays as designed: layered subpackages (an import-linter contract, shown to catch an
 upward import), short modules, and one command registry whose --help groups the commands by audience."""
 
+import re
 import shutil
 import subprocess
 import sys
@@ -62,3 +63,16 @@ def test_every_command_has_its_own_help():
     for command in commands.COMMANDS:
         proc = run_grader(command.name, "--help")
         assert proc.returncode == 0 and f"python -m grader {command.name}" in proc.stdout, proc.stderr
+
+
+def test_every_setting_the_grader_reads_is_declared_once_and_documented():
+    """grader/common/settings.py holds every GRADER_* variable the code, the Makefile, CI and the CPU runtime read;
+    docs/settings.md is its --markdown output, current."""
+    from grader.common import settings
+    used = set()
+    for path in [*(ROOT / "grader").rglob("*.py"), *(ROOT / "csrc" / "cuda_cpu").glob("*.cpp"), ROOT / "Makefile",
+                 ROOT / ".ci" / "run", *(ROOT / "tests" / "public").rglob("*.py"), *(ROOT / "tests" / "hidden").rglob("*.py")]:
+        text = path.read_text(errors="replace")
+        used |= set(re.findall(r"[\"'$](GRADER_[A-Z_]+)\b", text)) | set(re.findall(r"\b(GRADER_[A-Z_]+)=", text))
+    assert used - set(settings.BY_NAME) == set()
+    assert (ROOT / "docs" / "settings.md").read_text() == settings.markdown()

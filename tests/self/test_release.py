@@ -168,7 +168,7 @@ def test_student_repository_with_the_reference_dropped_in_grades_it_whole(releas
     listed = subprocess.run([sys.executable, "-m", "grader", "--help"], cwd=student, capture_output=True, text=True)
     names = [line.split()[0] for line in listed.stdout.splitlines() if line.startswith("  ")]
     # the instructor's and maintainer's tools stay behind
-    assert names == ["grade", "doctor", "warm-server", "classroom"], listed.stdout
+    assert names == ["grade", "settings", "doctor", "warm-server", "classroom"], listed.stdout
     for name in names:
         proc = subprocess.run([sys.executable, "-m", "grader", name, "--help"], cwd=student, capture_output=True,
                               text=True, timeout=120)
