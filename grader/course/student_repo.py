@@ -16,7 +16,6 @@ from grader.common.layout import KERNEL_FILE, ROOT, SUBMISSION_FILE
 
 STUDENT_PACKAGES = ("common", "sandbox", "cuda", "judge", "suite", "report", "student", "warm", "locale")
 STUDENT_MODULES = ("__init__.py", "__main__.py", "commands.py")
-RUNTIME_INSTRUCTOR_ONLY = {"attention_loops.cpp"}  # the plain-loops baseline of make bench: a whole solution
 # the class report (python -m grader report) reads a whole class's results: the instructor's, not in a student's copy
 INSTRUCTOR_ONLY_MODULES = ("class_report.py", "class_results.py", "report_plots.py")
 STUDENT_README = ROOT / "docs" / "student" / "README.md"
@@ -36,7 +35,7 @@ def copy_student_grader(dest, lang=None):
     shutil.copytree(ROOT / "tests" / "public", dest / "tests" / "public",
                     ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
     shutil.copytree(ROOT / "csrc" / "cuda_cpu", dest / "csrc" / "cuda_cpu", dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("__pycache__", *RUNTIME_INSTRUCTOR_ONLY))
+                    ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "csrc" / "cuda_gpu", dest / "csrc" / "cuda_gpu", dirs_exist_ok=True)  # students with a GPU
     if (ROOT / "docs" / "pictures").is_dir():  # the README shows one
         shutil.copytree(ROOT / "docs" / "pictures", dest / "docs" / "pictures", dirs_exist_ok=True)
@@ -48,55 +47,8 @@ def copy_student_grader(dest, lang=None):
     i18n.write_course_language(dest / "grader", lang)
 
 
-STUDENT_MAKEFILE = """\
-# Causal self-attention exercises (student copy). `make grade` sets everything up on first use.
-PYTHON_SYSTEM ?= python3
-VENV ?= .venv
-PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
-SUBMISSION ?= exercises
-ARGS ?=
-EX ?=
-# `make grade LANG=sv`: LANG given to make (the environment's locale the grader reads by itself)
-LANG_ARG = $(if $(filter command line,$(origin LANG)),--lang $(LANG))
-
-.PHONY: grade venv system-deps help doctor
-
-help:
-\t@echo "make grade [SUBMISSION=DIR]   grade your exercises/ and csrc/microgpt_cuda.cu with the public tests"
-\t@echo "make grade EX=row_softmax      grade one exercise (pictures: grade-report/)"
-\t@echo "make grade LANG=sv             the scorecard in Swedish (zh, sv, ja, en)"
-\t@echo "make doctor                    check this machine for what grading needs"
-
-$(STAMP): requirements.txt torch-cpu.txt
-\t@test -x $(PY) || $(PYTHON_SYSTEM) -m venv $(VENV)
-\t@# torch first, alone, from PyTorch's CPU-only index: the plain index's Linux wheel is the multi-GB CUDA build
-\t$(PY) -m pip install --quiet --disable-pip-version-check --no-compile --no-deps --retries 2 \\
-\t  -r torch-cpu.txt "$$(grep -E '^torch==' requirements.txt)"
-\t$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r requirements.txt
-\t@# bytecode on every core (pip compiles one file at a time); what is not Python 3 fails here as under pip
-\t@$(PY) -m compileall -qq -j 0 $(VENV)/lib || true
-\t@touch $@
-
-venv: $(STAMP)
-
-BOOST_CONTEXT := /usr/include/boost/context/fiber.hpp
-CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
-system-deps:
-\t@test -f $(BOOST_CONTEXT) || { \\
-\t  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq libboost-context-dev g++; \\
-\t  else echo "Boost.Context is missing: run 'sudo apt-get install libboost-context-dev g++'" >&2; exit 1; fi; }
-\t@test -f $(CJK_FONT) || { \\
-\t  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq fonts-wqy-microhei; \\
-\t  else echo "no CJK font (pictures in Chinese or Japanese are drawn in English): run 'sudo apt-get install fonts-wqy-microhei'" >&2; fi; }
-
-doctor: $(STAMP)
-\t@$(PY) -m grader doctor
-
-grade: $(STAMP)
-\t@$(MAKE) -s system-deps || echo "(until then the CUDA kernel cannot be graded here; the Python exercises can)" >&2
-\t@$(PY) -m grader grade --warm --submission $(SUBMISSION) --suite public $(if $(EX),--exercise $(EX)) $(LANG_ARG) $(ARGS)
-"""
+# the student repository's own files, as they ship (its Makefile installs and grades; tested by the release test)
+STUDENT_FILES = Path(__file__).resolve().parent / "student_files"
 
 
 def translation_header():
@@ -122,7 +74,7 @@ def build_student_repo(dest, lang=None):
     (dest / "exercises").mkdir()
     shutil.copy2(ROOT / "exercises" / SUBMISSION_FILE, dest / "exercises" / SUBMISSION_FILE)
     shutil.copy2(ROOT / "csrc" / KERNEL_FILE, dest / "csrc" / KERNEL_FILE)
-    (dest / "Makefile").write_text(STUDENT_MAKEFILE)
+    shutil.copy2(STUDENT_FILES / "Makefile", dest / "Makefile")
     # at the student repository's root, its pictures are under docs/pictures/ (here: ../pictures/)
     readme = student_readme(lang).read_text(encoding="utf-8")
     (dest / "README.md").write_text(readme.replace("](../pictures/", "](docs/pictures/"), encoding="utf-8")

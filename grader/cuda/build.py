@@ -31,7 +31,7 @@ CXXFLAGS = ["-std=c++20", "-O2", "-g", "-fPIC", "-fno-strict-aliasing", "-pthrea
 LIBS = ["-lboost_context", "-ldl", "-pthread"]
 # a kernel library calls the runtime's functions (a barrier, a shuffle) directly, not through the PLT
 LINK_LOCAL = "-Wl,-Bsymbolic-functions" if sys.platform.startswith("linux") else ""
-# the runtime's own files (the yardstick attention_loops.cpp is bench's own), compiled as one translation unit
+# the runtime's own files, every .cpp of csrc/cuda_cpu (a self-test holds the list to the folder), compiled as one translation unit
 # (RUNTIME_UNIT): each file alone spent ~1.8 s of its ~2 s parsing the same standard headers, 25 s of CPU for the 13;
 # together 6 s. So their file-scope names must differ, anonymous namespaces included (a clash fails the build).
 RUNTIME_UNIT = "cuda_cpu_runtime.cpp"

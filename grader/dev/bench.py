@@ -187,7 +187,7 @@ def kernel_bench(console, repeat):
         cuda_build.build(fresh)
         cold = time.perf_counter() - start
         warm = _median_time(lambda: cuda_build.build(fresh), repeat)
-    loops_lib = ctypes.CDLL(str(cuda_build.build(ROOT / "csrc" / "cuda_cpu" / "attention_loops.cpp", plain_cpp=True)))
+    loops_lib = ctypes.CDLL(str(cuda_build.build(ROOT / "solutions" / "yardsticks" / "attention_loops.cpp", plain_cpp=True)))
     libs = {v: ctypes.CDLL(str(cuda_build.build(reference, defines=[f"MICROGPT_VERSION={v}"]))) for v in (1, 2)}
     rng = np.random.default_rng(0)
     Q, K, V = (rng.standard_normal((12, 1024, 64), dtype=np.float32) for _ in range(3))

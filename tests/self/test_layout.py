@@ -76,3 +76,10 @@ def test_every_setting_the_grader_reads_is_declared_once_and_documented():
         used |= set(re.findall(r"[\"'$](GRADER_[A-Z_]+)\b", text)) | set(re.findall(r"\b(GRADER_[A-Z_]+)=", text))
     assert used - set(settings.BY_NAME) == set()
     assert (ROOT / "docs" / "settings.md").read_text() == settings.markdown()
+
+
+def test_the_runtime_is_every_cpp_file_of_its_folder():
+    """build.py compiles the CPU runtime as one unit of RUNTIME_SOURCES: a .cpp added to csrc/cuda_cpu and not
+    listed would be shipped and silently never built (a yardstick or a whole solution belongs under solutions/)."""
+    from grader.cuda import build
+    assert set(build.RUNTIME_SOURCES) == {p.name for p in (ROOT / "csrc" / "cuda_cpu").glob("*.cpp")}
