@@ -74,7 +74,8 @@ def build_student_repo(dest, lang=None):
     (dest / "exercises").mkdir()
     shutil.copy2(ROOT / "exercises" / SUBMISSION_FILE, dest / "exercises" / SUBMISSION_FILE)
     shutil.copy2(ROOT / "csrc" / KERNEL_FILE, dest / "csrc" / KERNEL_FILE)
-    shutil.copy2(STUDENT_FILES / "Makefile", dest / "Makefile")
+    for name in ("Makefile", "system-deps.mk"):
+        shutil.copy2(STUDENT_FILES / name, dest / name)
     # at the student repository's root, its pictures are under docs/pictures/ (here: ../pictures/)
     readme = student_readme(lang).read_text(encoding="utf-8")
     (dest / "README.md").write_text(readme.replace("](../pictures/", "](docs/pictures/"), encoding="utf-8")
