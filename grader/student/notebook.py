@@ -263,6 +263,9 @@ def _validated(exercise, verdict):
     raise AssertionError(f"{exercise}: {score:g} / {float(verdict['max_score']):g}; failing: {failed}")
 
 
+SHOWN_WIDTH = 960  # pixels a picture takes in the notebook and nbgrader's feedback page (a ~1050 px column)
+
+
 def _show_picture(path, caption=None):
     """A failing exercise's picture (yours, the reference, the difference; public inputs), or the kernel's roofline,
     embedded in the cell's output, so it is in the notebook and in nbgrader's feedback HTML."""
@@ -275,4 +278,4 @@ def _show_picture(path, caption=None):
         return
     print(caption or _("picture of your {name} (yours, the reference, the difference; public inputs):").format(
         name=Path(path).stem))
-    display(Image(filename=path))
+    display(Image(filename=path, width=SHOWN_WIDTH))  # the PNG keeps its pixels; the page shows it this wide
