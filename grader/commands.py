@@ -83,6 +83,9 @@ def run(argv, process_start):
     if not argv or argv[0] in ("-h", "--help"):
         print(usage(), end="")
         return 0 if argv else 2
+    if argv == ["--markdown"]:  # docs/README.md's table of commands
+        print(markdown(), end="")
+        return 0
     command = find(argv[0])
     if command is None:
         names = ", ".join(c.name for c in listed())
@@ -116,3 +119,10 @@ def usage():
             lines += [f"  {c.name:<{width}} {c.help}" for c in group]
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def markdown():
+    """The table of commands docs/README.md carries (a self-test keeps it current)."""
+    lines = ["| command | for | what it does |", "|---|---|---|"]
+    lines += [f"| `python -m grader {c.name}` | {c.audience}s | {c.help} |" for c in COMMANDS if c.audience != INTERNAL]
+    return "\n".join(lines) + "\n"

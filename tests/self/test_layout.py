@@ -83,3 +83,11 @@ def test_the_runtime_is_every_cpp_file_of_its_folder():
     listed would be shipped and silently never built (a yardstick or a whole solution belongs under solutions/)."""
     from grader.cuda import build
     assert set(build.RUNTIME_SOURCES) == {p.name for p in (ROOT / "csrc" / "cuda_cpu").glob("*.cpp")}
+
+
+def test_the_docs_table_of_commands_is_grader_commands_own():
+    """docs/README.md's table of commands is generated from grader/commands.py (`python -m grader --markdown`)."""
+    from grader import commands
+    text = (ROOT / "docs" / "README.md").read_text()
+    generated = text.split("<!-- generated: python -m grader --markdown -->\n")[1].split("<!-- end generated -->")[0]
+    assert generated == commands.markdown()
