@@ -70,7 +70,7 @@ class Collector:
             exercise, points = info
             if exercise not in EXERCISES:
                 self.run.problems.append(f"{item.nodeid}: unknown exercise {exercise!r}")
-            r = TestResult(test_key(item), exercise, float(points), suite_of(item.nodeid), submission_of(item, config))
+            r = TestResult(test_key(item), exercise, float(points), suite_of(item.path), submission_of(item, config))
             kind = item.get_closest_marker("picture")
             r.picture_kind = kind.args[0] if kind is not None and kind.args else None
             self._by_id[item.nodeid] = r

@@ -21,7 +21,7 @@ from grader.judge import forbidden, inputs, memo, shared_expected
 from grader.sandbox import isolation
 from grader.sandbox.client import Submission
 from grader.suite.kernel_under_test import KernelUnderTest
-from grader.common.layout import PUBLIC_SEED, ROOT
+from grader.common.layout import PUBLIC_SEED, ROOT, SUITE_PATHS
 
 DEFAULT_TIMEOUT = CALL_TIMEOUT  # seconds per call (grader/common/limits.py)
 
@@ -117,9 +117,11 @@ def pytest_collection_modifyitems(config, items):
         items[:] = [item for item in items if kept(item)]
 
 
-def suite_of(nodeid):
-    """"public" or "hidden": which suite a test belongs to (the hidden suite's inputs never reach a picture)."""
-    return "hidden" if "/hidden/" in "/" + nodeid else "public"
+def suite_of(path):
+    """"public" or "hidden": the suite whose folder (layout.SUITE_PATHS) holds a test's file (the hidden suite's
+    inputs never reach a picture)."""
+    path = Path(path).resolve()
+    return next((name for name, folder in SUITE_PATHS.items() if path.is_relative_to(ROOT / folder)), "public")
 
 
 def graded_info(item):
@@ -205,7 +207,7 @@ def pytest_runtest_makereport(item, call):
         if data:
             report.user_properties.append(("data", data))
         failing = records.take_failing_inputs()
-        if failing and suite_of(item.nodeid) == "public":  # a hidden input never reaches a picture
+        if failing and suite_of(item.path) == "public":  # a hidden input never reaches a picture
             report.user_properties.append(("picture_input", failing[0][1:]))
     if call.excinfo is not None and call.excinfo.errisinstance(StudentCodeError):  # its message: the hook above
         # its name, not the enum: pytest-xdist sends reports between processes as plain data (a self-test that
