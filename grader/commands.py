@@ -45,7 +45,7 @@ COMMANDS = (
             "autograde every nbgrader submission in parallel, then feedback and grades.csv (make autograde)"),
     Command("batch", "grader.course.batch", INSTRUCTOR,
             "grade a folder of student folders, here or on a Dask cluster, into results.json files and grades.csv"),
-    Command("report", "grader.report.class_report", INSTRUCTOR,
+    Command("report", "grader.course.class_report", INSTRUCTOR,
             "the class report: one HTML file from every results.json of a graded class (make report)"),
     Command("gradescope", "grader.course.gradescope", INSTRUCTOR,
             "build the Gradescope autograder zip (make gradescope)"),

@@ -30,6 +30,12 @@ SUITES = {"public": ("public",), "hidden": ("hidden",), "all": ("public", "hidde
 PUBLIC_SEED = 20171206  # the day "Attention Is All You Need" was presented at NeurIPS
 
 
+def suite_of(path):
+    """The suite ("public", "hidden") whose folder (SUITE_PATHS) holds path, or None."""
+    path = Path(path).resolve()
+    return next((name for name, folder in SUITE_PATHS.items() if path.is_relative_to((ROOT / folder).resolve())), None)
+
+
 def suite_paths(suite):
     """The folders of a --suite choice, under ROOT."""
     return [ROOT / SUITE_PATHS[s] for s in SUITES[suite]]

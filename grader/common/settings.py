@@ -23,7 +23,7 @@ class Setting:
 
 LANG = Setting("GRADER_LANG", "", STUDENT, "the language of every message: en, zh, sv or ja (`--lang` sets it; else a "
                "released course's language, else the locale's)")
-GPU = Setting("GRADER_GPU", "", STUDENT, "the GPU the CPU runtime stands for: a row of csrc/cuda_cpu/gpu_table.h "
+GPU = Setting("GRADER_GPU", "", STUDENT, "the GPU the CPU runtime stands for: a row of csrc/cuda_cpu/src/gpu_table.h "
               "(`--gpu`; default: its first)")
 PROFILE = Setting("GRADER_PROFILE", "off", STUDENT, "on: the kernel report counts memory traffic (a profiled build; "
                   "`grade` turns it on unless `--no-profile`)")

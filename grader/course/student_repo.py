@@ -2,8 +2,9 @@
 the grader, the CPU runtime, a Makefile whose `make grade` runs the public suite, and the student README
 (docs/student/README.md).
 
-What it carries is an allow-list: the subpackages of grader/ that `make grade` and the Classroom workflow need.
-The instructor's grader/course and the maintainer's grader/dev stay behind, and the import-linter contract in
+What it carries is an allow-list of folders, each whole: the subpackages of grader/ that `make grade` and the
+Classroom workflow need, the public suite, the CPU runtime. The instructor's grader/course (the class report among
+it) and the maintainer's grader/dev stay behind, and the import-linter contract in
 .importlinter keeps the student's packages from importing them (tests/self/test_release.py builds the repository
 and grades the reference in it).
 """
@@ -16,9 +17,8 @@ from grader.common.layout import KERNEL_FILE, ROOT, SUBMISSION_FILE
 
 STUDENT_PACKAGES = ("common", "sandbox", "cuda", "judge", "suite", "report", "student", "warm", "locale")
 STUDENT_MODULES = ("__init__.py", "__main__.py", "commands.py")
-# the class report (python -m grader report) reads a whole class's results: the instructor's, not in a student's copy
-INSTRUCTOR_ONLY_MODULES = ("class_report.py", "class_results.py", "report_plots.py")
 STUDENT_README = ROOT / "docs" / "student" / "README.md"
+RUNTIME_GUIDE = ROOT / "docs" / "cuda-cpu-runtime.md"
 
 
 def copy_student_grader(dest, lang=None):
@@ -31,7 +31,7 @@ def copy_student_grader(dest, lang=None):
         shutil.copy2(ROOT / "grader" / name, dest / "grader" / name)
     for package in STUDENT_PACKAGES:
         shutil.copytree(ROOT / "grader" / package, dest / "grader" / package, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("__pycache__", *INSTRUCTOR_ONLY_MODULES))
+                        ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "tests" / "public", dest / "tests" / "public",
                     ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
     shutil.copytree(ROOT / "csrc" / "cuda_cpu", dest / "csrc" / "cuda_cpu", dirs_exist_ok=True,
@@ -76,9 +76,14 @@ def build_student_repo(dest, lang=None):
     shutil.copy2(ROOT / "csrc" / KERNEL_FILE, dest / "csrc" / KERNEL_FILE)
     for name in ("Makefile", "system-deps.mk"):
         shutil.copy2(STUDENT_FILES / name, dest / name)
-    # at the student repository's root, its pictures are under docs/pictures/ (here: ../pictures/)
+    # the guide's kernel section points to the runtime's own guide, which ships beside the pictures
+    (dest / "docs").mkdir(exist_ok=True)
+    shutil.copy2(RUNTIME_GUIDE, dest / "docs" / RUNTIME_GUIDE.name)
+    # at the student repository's root, those are under docs/ (here: ../)
     readme = student_readme(lang).read_text(encoding="utf-8")
-    (dest / "README.md").write_text(readme.replace("](../pictures/", "](docs/pictures/"), encoding="utf-8")
+    for linked in ("pictures/", RUNTIME_GUIDE.name):
+        readme = readme.replace(f"](../{linked}", f"](docs/{linked}")
+    (dest / "README.md").write_text(readme, encoding="utf-8")
     (dest / ".gitignore").write_text(".venv/\n__pycache__/\n*.pyc\nbuild/\nresults.json\n")
     workflow = ROOT / ".github" / "classroom" / "classroom.yml"
     if workflow.is_file():  # GitHub Classroom grades the student's repository with the public suite

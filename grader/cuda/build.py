@@ -15,11 +15,14 @@ import sys
 from pathlib import Path
 
 from grader.common.layout import CACHE_ROOT, ROOT
-from grader.cuda import not_emulated
+from grader.cuda import not_emulated, unit_names
 from grader.cuda.cuda_flags import CUDA_ARCH, CUDA_CHECKS, CUDA_FLAGS, PROFILED_FLAGS  # noqa: F401 (build.X too)
 from grader.cuda.rewrite import rewrite
 
 RUNTIME = ROOT / "csrc" / "cuda_cpu"
+RUNTIME_INCLUDE = RUNTIME / "include"  # what a CUDA file sees: headers that mirror CUDA's, internals under detail/
+RUNTIME_SRC = RUNTIME / "src"  # the runtime's sources and private headers
+BUILD_FILE = RUNTIME / "runtime.ninja"  # their build, and the one list of them
 CACHE = CACHE_ROOT / "kernels"  # built kernels, keyed by content
 # -g: a fault's address becomes microgpt_cuda.cu:LINE (addr2line); stack-clash protection probes every page of a
 # large stack frame, so a thread that outgrows its stack always hits the guard page instead of another's stack.
@@ -31,14 +34,8 @@ CXXFLAGS = ["-std=c++20", "-O2", "-g", "-fPIC", "-fno-strict-aliasing", "-pthrea
 LIBS = ["-lboost_context", "-ldl", "-pthread"]
 # a kernel library calls the runtime's functions (a barrier, a shuffle) directly, not through the PLT
 LINK_LOCAL = "-Wl,-Bsymbolic-functions" if sys.platform.startswith("linux") else ""
-# the runtime's own files, every .cpp of csrc/cuda_cpu (a self-test holds the list to the folder), compiled as one translation unit
-# (RUNTIME_UNIT): each file alone spent ~1.8 s of its ~2 s parsing the same standard headers, 25 s of CPU for the 13;
-# together 6 s. So their file-scope names must differ, anonymous namespaces included (a clash fails the build).
+# the runtime is compiled as one translation unit, RUNTIME_UNIT (csrc/cuda_cpu/runtime.ninja says why)
 RUNTIME_UNIT = "cuda_cpu_runtime.cpp"
-RUNTIME_SOURCES = ("scheduler.cpp", "rounds.cpp", "context_switch.cpp", "collectives.cpp", "barrier_reports.cpp", "shared_memory.cpp", "cuda_api.cpp",
-                   "errors.cpp", "device_properties.cpp", "streams.cpp", "host_memory.cpp",
-                   "memory.cpp", "faults.cpp", "launch_checks.cpp", "occupancy.cpp", "textures.cpp", "words.cpp",
-                   "profile.cpp")
 MAX_ERROR_LINES = 30
 
 class BuildError(Exception):
@@ -90,10 +87,16 @@ def _locked(folder):
         yield
 
 
+def runtime_sources():
+    """The sources runtime.ninja lists (its `sources = ...`, continued over lines ending in $)."""
+    lines = BUILD_FILE.read_text().replace("$\n", " ").splitlines()
+    return tuple(next(line for line in lines if line.startswith("sources =")).split("=", 1)[1].split())
+
+
 def runtime_text():
-    """Every file of the runtime that a build depends on: its sources and all its headers (include/ too)."""
-    headers = sorted(RUNTIME.glob("*.h")) + sorted((RUNTIME / "include").rglob("*.h"))
-    return "".join(f.read_text() for f in headers + [RUNTIME / f for f in RUNTIME_SOURCES])
+    """Every file of the runtime that a build depends on: the build file, its sources and all its headers."""
+    files = sorted(f for f in RUNTIME.rglob("*") if f.is_file() and "__pycache__" not in f.parts)
+    return "".join(f"{f.relative_to(RUNTIME)}\0{f.read_text()}" for f in files)
 
 
 def _ninja_file(cxx, cflags, builds, header="cuda_cpu.h", cuda_flags=CUDA_FLAGS):
@@ -114,7 +117,11 @@ rule program
 
 
 def _include_flags(include_dirs=()):
-    return " ".join([f"-I{RUNTIME}", f"-I{RUNTIME / 'include'}"] + [f"-I{d}" for d in include_dirs])
+    return " ".join([f"-I{RUNTIME_INCLUDE}"] + [f"-I{d}" for d in include_dirs])
+
+
+def _unlisted_sources():
+    return sorted(p.name for p in RUNTIME_SRC.glob("*.cpp") if p.name not in runtime_sources())
 
 
 # Every CUDA file is compiled with `-include cuda_cpu.h`: parsing the header was 0.9 s of the reference kernel's
@@ -140,13 +147,13 @@ def runtime_objects(cxx="g++"):
     with _locked(out_dir):
         if built():
             return [obj]  # another process built it while this one waited
-        unit = out_dir / RUNTIME_UNIT  # written only when new: a newer unit would have ninja rebuild what others link
-        text = "// written by grader/cuda/build.py: the runtime's files, one unit\n" + "".join(
-            f'#include "{f}"\n' for f in RUNTIME_SOURCES)
-        if not unit.is_file() or unit.read_text() != text:
-            unit.write_text(text)
-        (out_dir / "build.ninja").write_text(_ninja_file(cxx, f"{flags} {_include_flags()}",
-                                                         f"build {obj.name}: cc {RUNTIME_UNIT}\n"))
+        unlisted = _unlisted_sources()
+        if unlisted:
+            raise MissingToolchain(f"csrc/cuda_cpu/src/{unlisted[0]} is not among the sources of "
+                                   "csrc/cuda_cpu/runtime.ninja, so it would not be built: list it there")
+        (out_dir / "build.ninja").write_text(
+            f"# written by grader/cuda/build.py\ncxx = {cxx}\ncflags = {flags} {_include_flags()} -I{RUNTIME_SRC}\n"
+            f"runtime = {RUNTIME}\nsrc = {RUNTIME_SRC}\ninclude {BUILD_FILE}\n")
         header = _start_precompiling_header(out_dir, cxx, flags) if wants_pch and _pch_missing(out_dir) else None
         try:
             proc = subprocess.run([_ninja(), "-C", str(out_dir)], capture_output=True, text=True)
@@ -156,6 +163,10 @@ def runtime_objects(cxx="g++"):
         if proc.returncode != 0:
             raise MissingToolchain("the CPU runtime itself does not compile here (please report it):\n"
                                    + (proc.stdout + proc.stderr)[-3000:])
+        clash = unit_names.clashes(obj, RUNTIME_SRC)
+        if clash:
+            obj.unlink()  # one unit (csrc/cuda_cpu/runtime.ninja): file-scope names must differ
+            raise MissingToolchain(f"two files of the CPU runtime declare one file-scope name: {clash[0]}")
     return [obj]
 
 
@@ -168,7 +179,7 @@ def _start_precompiling_header(out_dir, cxx, flags):
     _finish_precompiling_header writes it whole or not at all."""
     tmp = out_dir / (PCH + ".tmp")
     proc = subprocess.Popen([cxx, *flags.split(), *_include_flags().split(), *CUDA_FLAGS.split(),
-                             "-x", "c++-header", str(RUNTIME / "cuda_cpu.h"), "-o", str(tmp)],
+                             "-x", "c++-header", str(RUNTIME_INCLUDE / "cuda_cpu.h"), "-o", str(tmp)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     return proc, tmp
 
@@ -178,7 +189,7 @@ def _finish_precompiling_header(out_dir, proc, tmp):
     if proc.returncode == 0:
         header = out_dir / "cuda_cpu.h"  # read where the PCH does not fit; its includes resolve as before (-I)
         header.unlink(missing_ok=True)
-        header.symlink_to(os.path.relpath(RUNTIME / "cuda_cpu.h", out_dir))  # relative: a moved checkout keeps it
+        header.symlink_to(os.path.relpath(RUNTIME_INCLUDE / "cuda_cpu.h", out_dir))  # relative: a moved checkout keeps it
         os.replace(tmp, out_dir / PCH)
     else:  # a compiler that cannot: every compile parses the header, as before
         tmp.unlink(missing_ok=True)

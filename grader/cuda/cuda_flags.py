@@ -7,12 +7,12 @@ GPU's checks, and the profiled build's instrumentation."""
 CUDA_ARCH = 900
 # Every access through a typed pointer in a CUDA file is checked against its type's alignment, as a GPU checks it
 # (a float4 at an address not a multiple of 16 stops the kernel with cudaErrorMisalignedAddress): GCC's alignment
-# check, recoverable, calls the runtime's handler (csrc/cuda_cpu/faults.cpp), so no sanitizer library is linked.
+# check, recoverable, calls the runtime's handler (csrc/cuda_cpu/src/faults.cpp), so no sanitizer library is linked.
 CUDA_CHECKS = "-fsanitize=alignment -fsanitize-recover=alignment"
 # a .cu compile's flags, and its precompiled header's: they must agree
 CUDA_FLAGS = f"-D__CUDA_ARCH__={CUDA_ARCH} {CUDA_CHECKS}"
 # The profiled build (grader/cuda/profile.py), never the graded one: every load and store of the student's code a
-# call into csrc/cuda_cpu/profile.cpp (GCC's kernel-address instrumentation with each check outlined; no shadow
+# call into csrc/cuda_cpu/src/profile.cpp (GCC's kernel-address instrumentation with each check outlined; no shadow
 # memory, stack or globals instrumented; CUDA_CPU_PROFILED: atomics counted, atomics.h). Its compiles parse the
 # header rather than read the PCH.
 PROFILED_FLAGS = (f"-D__CUDA_ARCH__={CUDA_ARCH} -DCUDA_CPU_PROFILED -fsanitize=kernel-address"

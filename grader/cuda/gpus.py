@@ -1,4 +1,4 @@
-"""The GPUs the CPU runtime can stand for, read from csrc/cuda_cpu/gpu_table.h (the one source of their limits:
+"""The GPUs the CPU runtime can stand for, read from csrc/cuda_cpu/src/gpu_table.h (the one source of their limits:
 the runtime compiles the same rows): which one a grading emulates (GRADER_GPU, `grade --gpu NAME`; the table's first
 row by default) and its numbers, for the kernel report and whatever computes from a GPU's limits."""
 
@@ -10,8 +10,8 @@ from functools import lru_cache
 
 from grader.common.layout import ROOT
 
-TABLE = ROOT / "csrc" / "cuda_cpu" / "gpu_table.h"
-GPU_VAR = "GRADER_GPU"  # read by the runtime itself too (csrc/cuda_cpu/device_properties.cpp); workers keep it
+TABLE = ROOT / "csrc" / "cuda_cpu" / "src" / "gpu_table.h"
+GPU_VAR = "GRADER_GPU"  # read by the runtime itself too (csrc/cuda_cpu/src/device_properties.cpp); workers keep it
 _ROW = re.compile(r"^CUDA_CPU_GPU\((\w+),(.*)\)\s*$", re.M)
 
 
@@ -71,7 +71,7 @@ def chosen(env=None):
     want = (os.environ if env is None else env).get(GPU_VAR) or next(iter(table()))
     if want not in table():
         raise UnknownGpu(f"{GPU_VAR}={want} is not a GPU the CPU runtime stands for; choose one of "
-                         f"{', '.join(table())} (csrc/cuda_cpu/gpu_table.h)")
+                         f"{', '.join(table())} (csrc/cuda_cpu/src/gpu_table.h)")
     return table()[want]
 
 

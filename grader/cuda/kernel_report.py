@@ -70,7 +70,7 @@ def cpu_note(kernel, seconds, Q, K, V, occupancy=""):
         refs = reference_seconds(Q, K, V)
     except Exception as exc:  # the comparison is a courtesy: never a reason to fail the student's test
         refs, lines = {}, lines + [_("(reference kernels not timed: {why})").format(why=exc)]
-    # the same figures as data, for the class report's distribution of kernel times (grader/report/class_report.py)
+    # the same figures as data, for the class report's distribution of kernel times (grader/course/class_report.py)
     records.add_data("kernel_seconds", {"shape": shape, "seconds": seconds, "device": "cpu",
                                         "reference_seconds": {"tiled": refs.get(2), "four_kernels": refs.get(1)}})
     text = _("at {shape}: your kernel {seconds} s").format(shape=shape, seconds=f"{seconds:.2f}")

@@ -1,5 +1,5 @@
 """What a GPU's memory system would see of a kernel, for a student without a GPU: a second build of the kernel's
-file, profiled (csrc/cuda_cpu/profile.cpp counts the addresses every load and store touches, grouped into warp
+file, profiled (csrc/cuda_cpu/src/profile.cpp counts the addresses every load and store touches, grouped into warp
 requests as the hardware groups them), run once at a small shape. Never the graded build, and it changes no score.
 
 Per kernel: global load and store requests and the 32-byte sectors they cost (4 a request is ideal for 32 floats,
@@ -261,7 +261,7 @@ _LIMITS = {"the warps an SM holds": "warps", "the blocks an SM holds": "blocks",
 
 
 def occupancy_of(lines):
-    """{kernel: "N% (limit)"} from the runtime's occupancy lines (csrc/cuda_cpu/occupancy.cpp)."""
+    """{kernel: "N% (limit)"} from the runtime's occupancy lines (csrc/cuda_cpu/src/occupancy.cpp)."""
     from grader.sandbox import runtime_words
     lines = runtime_words.english(lines)
     counted = "registers not counted" not in lines

@@ -1,6 +1,6 @@
 """Each kernel's registers per thread and static shared memory, as nvcc's ptxas counts them (the nvcc check's
 report, grader/cuda/nvcc.py, for sm_90), compiled into the student's kernel library as a table the CPU runtime's
-launch checks read (csrc/cuda_cpu/launch_checks.cpp): a launch whose block needs more registers than a GPU's
+launch checks read (csrc/cuda_cpu/src/launch_checks.cpp): a launch whose block needs more registers than a GPU's
 register file, or more static plus dynamic shared memory than a block may have, is refused as the GPU refuses it.
 Where nvcc is missing (or does not compile the file) there is no table, and those two checks are skipped."""
 

@@ -10,7 +10,7 @@ file and line. It changes only what no header can express:
     cudaFuncSetAttribute(kernel, ...)  ->  cuda_cpu::func_set_attribute_named("kernel", kernel, ...)
 (and so cudaFuncGetAttributes and the occupancy calls). The launch and these calls all name the kernel as written,
 so the runtime can check a launch against that kernel's opt-in and nvcc's counts for it
-(csrc/cuda_cpu/launch_checks.cpp, occupancy.cpp).
+(csrc/cuda_cpu/src/launch_checks.cpp, occupancy.cpp).
 Which kernels wait (at a barrier or a warp collective) is not read from the text: the runtime finds out as they run
 (every thread runs on a fiber; one that ends without waiting hands it to the next thread at no cost).
 """

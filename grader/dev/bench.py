@@ -235,12 +235,12 @@ def _median_times(fn, repeat):
 
 
 def barriers_bench(console, repeat):
-    """Barriers and warp shuffles on the CPU runtime (csrc/cuda_cpu/bench/barriers.cu): grid (12, 1024) x 128
+    """Barriers and warp shuffles on the CPU runtime (grader/dev/bench_kernels/barriers.cu): grid (12, 1024) x 128
     threads x 100 rounds, each round one __syncthreads() or one __shfl_xor_sync, beside the same arithmetic as
     plain C++ loops (barrier_loops.cpp) on as many cores, in one run. The cost per CUDA thread per round is in CPU
     time (all cores), so a loaded machine's waits do not count."""
     from grader.cuda import build as cuda_build
-    here = ROOT / "csrc" / "cuda_cpu" / "bench"
+    here = Path(__file__).resolve().parent / "bench_kernels"
     kernels = ctypes.CDLL(str(cuda_build.build(here / "barriers.cu")))
     loops = ctypes.CDLL(str(cuda_build.build(here / "barrier_loops.cpp")))
     grid_x, grid_y, threads, rounds = 12, 1024, 128, 100

@@ -11,8 +11,8 @@ fetch: docs/gpu-check.md.
   cpu-report.json an earlier gpu-check.json from a machine without a GPU (--cpu-report): the CPU runtime's side,
                   so the device spends its minutes on the GPU
 
-Where the copy is limited in size (LIMIT, 64 MiB with the working tree), the sizes are printed and a folder over
-it refused.
+The sizes are printed, the working tree's beside the folder's; where the copy to that machine is limited in size,
+--limit MIB refuses a folder that would not fit with the working tree.
 """
 
 import importlib.metadata
@@ -26,7 +26,6 @@ from grader.common.layout import ROOT
 from grader.dev import cuda_samples
 
 CARRY = ROOT / ".gpucheck"
-LIMIT = 64 << 20  # bytes the copy to the GPU machine may hold, working tree and carried folders together
 # pure Python: one wheel each serves the device's Python 3.12
 WHEELS = ("pytest", "pluggy", "iniconfig", "packaging", "pygments", "rich", "markdown-it-py", "mdurl",
           "pytest-xdist", "execnet")
@@ -37,6 +36,8 @@ APT_CACHE = Path("/var/cache/apt/archives")
 def add_arguments(parser):
     parser.add_argument("--samples", type=Path, required=True, metavar="PATH", help="a cuda-samples checkout")
     parser.add_argument("--out", type=Path, default=CARRY, help="the folder to fill (default: .gpucheck)")
+    parser.add_argument("--limit", type=float, default=None, metavar="MIB",
+                        help="refuse a folder that, with the working tree, holds more than MIB (default: no limit)")
     parser.add_argument("--cpu-report", type=Path, metavar="JSON",
                         help="a gpu-check.json from a machine without a GPU (default: build/gpu-check/'s, if any)")
 
@@ -110,10 +111,10 @@ def main(args):
     for name, n in parts.items():
         print(f"  {name:<16} {n / 2**20:6.1f} MiB")
     total = sum(parts.values()) + tree
-    print(f"  {'working tree':<16} {tree / 2**20:6.1f} MiB\n{out}: {total / 2**20:.1f} MiB of the copy's "
-          f"{LIMIT >> 20} MiB" + ("" if report.is_file() else " (no cpu-report.json: run `make gpu-check` here first "
-                                  "to spare the GPU machine the CPU side)"))
-    if total > LIMIT:
-        print(f"over the copy's {LIMIT >> 20} MiB: it would not travel", file=sys.stderr)
+    print(f"  {'working tree':<16} {tree / 2**20:6.1f} MiB\n{out}: {total / 2**20:.1f} MiB with the working tree"
+          + ("" if report.is_file() else " (no cpu-report.json: run `make gpu-check` here first to spare the GPU "
+                                         "machine the CPU side)"))
+    if args.limit is not None and total > args.limit * 2**20:
+        print(f"over --limit {args.limit:g} MiB: it would not fit", file=sys.stderr)
         return 1
     return 0

@@ -24,7 +24,7 @@ PROJECT = "causal-attention-grader"
 FIXED_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
 SOURCES = ("grader", "tests/public")  # where the messages are; the catalogs under grader/locale
 HIDDEN_SOURCES = ("tests/hidden",)  # the hidden suite's own words: tests/hidden/locale, which never ships to students
-RUNTIME = ROOT / "csrc" / "cuda_cpu"  # and the CPU runtime's: said(), saying() and WORDS() formats (words.cpp)
+RUNTIME = ROOT / "csrc" / "cuda_cpu" / "src"  # and the CPU runtime's: said(), saying() and WORDS() formats (words.cpp)
 CONFIG = i18n.LOCALE / "babel.cfg"
 PLACEHOLDER = re.compile(r"\{(\w*)[^{}]*\}")
 _LITERALS = r'((?:"(?:[^"\\]|\\.)*"\s*)+)'
@@ -50,6 +50,14 @@ def _extracted(pot, sources):
     template.project, template.version = PROJECT, ""
     template.creation_date = FIXED_DATE
     return template
+
+
+def extract_case_labels(fileobj, keywords, comment_tags, options):
+    """Babel's extractor for a suite's cases.toml (grader/locale/babel.cfg): each shape's label, which messages
+    name the input by."""
+    from grader.judge import cases
+    for line, label in cases.labels(fileobj.read().decode("utf-8")):
+        yield line, "N_", label, ["an input's shape, as a message names it"]
 
 
 def extract_hidden(pot, grader_pot):

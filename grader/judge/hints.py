@@ -4,7 +4,7 @@ Each function gets the student's answer and the expected one (float64) plus the
 inputs, and returns the hints that apply (possibly none). They run only after a
 comparison has failed. Each hint is a Hint: its text for the student, and the
 known mistake it names as an id (MISTAKES), which results.json carries as data
-for the class report to count (grader/report/class_report.py).
+for the class report to count (grader/course/class_report.py).
 """
 
 import numpy as np

@@ -1,4 +1,5 @@
-"""Seeded inputs at ANDREA-120M shapes: generate_input(seed) for each graded case.
+"""Seeded inputs at ANDREA-120M shapes: generate_input(seed) for each graded case (the cases: each suite's
+cases.toml, grader/judge/cases.py).
 
 Every test gets a fresh numpy Generator seeded from its own name (and, in the hidden
 suite, a seed the student release does not have), so inputs differ between tests,
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grader.common.i18n import N_, _
+from grader.common.i18n import _
 from grader.judge import oracle
 from grader.judge import shared_expected
 
@@ -41,19 +42,6 @@ class Case:
 
     def scores_shape(self):
         return (*self.lead, self.T, self.T)
-
-
-HEADS = ANDREA_120M["n_head"]
-CASES = {
-    "andrea": Case(N_("ANDREA-120M: 12 heads x T=1024"), (HEADS,), 1024),  # d_k, or T again, the shape tells
-    "andrea_batch2": Case(N_("ANDREA-120M, batch of 2: 2 x 12 heads x T=1024 (4-D)"), (2, HEADS), 1024),
-    "one_head_2d": Case(N_("one head as a 2-D array, T=17"), (), 17),
-    "T1": Case(N_("T=1 (a single position)"), (HEADS,), 1),
-    "T2": Case(N_("T=2"), (HEADS,), 2),
-    "T17": Case(N_("odd T=17"), (3,), 17),
-    "T1023": Case(N_("odd T=1023, one head as a 2-D array"), (), 1023),
-    "dk16": Case(N_("heads of width d_k=16 (d_model=192, n_head=12), T=33"), (HEADS,), 33, 16),
-}
 
 
 def _normal(rng, shape, dtype):

@@ -63,7 +63,7 @@ class Submission:
         self._read_source, self._forbidden, self._reaches = read_source, {}, {}  # what the judge read in the file
         self.warnings = ""  # kernel workers: the runtime's warnings from the last call
         self.occupancy = ""  # CPU runs: each kernel's occupancy on the GPU the runtime stands for, a line each
-        self.profile = ""  # a profiled build's run: csrc/cuda_cpu/profile.cpp's counts, a line per instruction
+        self.profile = ""  # a profiled build's run: csrc/cuda_cpu/src/profile.cpp's counts, a line per instruction
         self.cpu_limit = None  # CPU seconds of the next worker started (None: isolation.CPU_LIMIT)
         self.cpu_used = 0.0  # CPU seconds the running worker has used, as of its last answer
 
@@ -162,7 +162,7 @@ class Submission:
             raise StudentCodeError(_("{func}: a kernel launch failed: {error}").format(
                 func=func, error=runtime_words.render(header["launch_error"])),
                 mistakes=replies.kernel_diagnostics(header["launch_error"]))
-        if header.get("launch_refused"):  # the GPU it stands for would not start it (csrc/cuda_cpu/launch_checks.cpp)
+        if header.get("launch_refused"):  # the GPU it stands for would not start it (csrc/cuda_cpu/src/launch_checks.cpp)
             raise StudentCodeError(f"{func}: {runtime_words.render(header['launch_refused'])}",
                                    mistakes=["kernel_launch_refused"])
         if header.get("untouched"):

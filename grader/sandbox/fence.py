@@ -11,7 +11,7 @@ def fence_in(options):
     be done stops the worker: the grader reports it (and checks the result from outside too)."""
     import resource
     # memory is RLIMIT_DATA (the private writable memory a process holds, numpy's arrays included), not RLIMIT_AS:
-    # the CUDA runtime reserves large inaccessible guard regions around each buffer (csrc/cuda_cpu/memory.cpp),
+    # the CUDA runtime reserves large inaccessible guard regions around each buffer (csrc/cuda_cpu/src/memory.cpp),
     # address space that costs no memory
     limits = {"--memory": resource.RLIMIT_DATA, "--processes": resource.RLIMIT_NPROC, "--files": resource.RLIMIT_NOFILE}
     for option, which in limits.items():

@@ -1,4 +1,4 @@
-"""The CPU runtime's messages (csrc/cuda_cpu/words.cpp) in the grading's language.
+"""The CPU runtime's messages (csrc/cuda_cpu/src/words.cpp) in the grading's language.
 
 The runtime writes each message it builds with said() as "\\x02FORMAT\\x1fARG1\\x1fARG2...\\x03": its English printf
 format, a message of the grader's catalogs, and each argument already formatted. render() puts the format's

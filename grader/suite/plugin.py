@@ -17,11 +17,12 @@ import pytest
 from grader.common.limits import CALL_TIMEOUT
 from grader.common import records
 from grader.common.failures import StudentCodeError
-from grader.judge import forbidden, inputs, memo, shared_expected
+from grader.judge import cases, forbidden, inputs, memo, shared_expected
 from grader.sandbox import isolation
 from grader.sandbox.client import Submission
 from grader.suite.kernel_under_test import KernelUnderTest
-from grader.common.layout import PUBLIC_SEED, ROOT, SUITE_PATHS
+from grader.common import layout
+from grader.common.layout import PUBLIC_SEED, ROOT
 
 DEFAULT_TIMEOUT = CALL_TIMEOUT  # seconds per call (grader/common/limits.py)
 
@@ -54,7 +55,13 @@ def submissions(config):
 
 
 def pytest_generate_tests(metafunc):
-    """With several submissions, every graded test runs once per submission (ids end in @0, @1, ...)."""
+    """A graded test runs at its row's inputs (its suite's cases.toml, grader/judge/cases.py); with several
+    submissions, every graded test runs once per submission (ids end in @0, @1, ...)."""
+    suite, marker = layout.suite_of(metafunc.definition.path), metafunc.definition.get_closest_marker("exercise")
+    names = cases.arguments(metafunc.fixturenames)
+    if suite is not None and marker is not None and names is not None:
+        test = metafunc.function.__name__.removeprefix("test_")
+        metafunc.parametrize(",".join(names), cases.params(suite, marker.args[0], test, names))
     subs = submissions(metafunc.config)
     if "student" in metafunc.fixturenames and len(subs) > 1:
         metafunc.parametrize("student", subs, indirect=True, ids=[f"@{i}" for i in range(len(subs))])
@@ -118,10 +125,9 @@ def pytest_collection_modifyitems(config, items):
 
 
 def suite_of(path):
-    """"public" or "hidden": the suite whose folder (layout.SUITE_PATHS) holds a test's file (the hidden suite's
-    inputs never reach a picture)."""
-    path = Path(path).resolve()
-    return next((name for name, folder in SUITE_PATHS.items() if path.is_relative_to(ROOT / folder)), "public")
+    """"public" or "hidden": the suite whose folder holds a test's file (the hidden suite's inputs never reach a
+    picture)."""
+    return layout.suite_of(path) or "public"
 
 
 def graded_info(item):
@@ -183,15 +189,16 @@ def pytest_runtest_setup(item):
     memo.begin(test_key(item))
 
 
-@pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
-def pytest_runtest_makereport_of_a_students_failure(item, call):  # (pytest reads only pytest_* names)
-    """The student's message alone, not pytest's traceback of the grader (formatting it: 7 s of the controls' 120)."""
-    if call.excinfo is None or not call.excinfo.errisinstance(StudentCodeError):
-        return None  # pytest's own report
-    return pytest.TestReport(item.nodeid, item.location, dict.fromkeys(item.keywords, 1), "failed",
-                             str(call.excinfo.value), call.when, [(f"Captured {k} {w}", c) for w, k, c in
-                                                                  item._report_sections],
-                             call.duration, call.start, call.stop, user_properties=item.user_properties)
+def pytest_itemcollected(item):
+    """A student's failure is reported as the student's message alone, not pytest's traceback of the grader
+    (formatting it: 7 s of the controls' 120): the item's repr_failure, pytest's public seam for a failure's text."""
+    pytests_own = item.repr_failure
+
+    def repr_failure(excinfo, *args, **kwargs):
+        if excinfo.errisinstance(StudentCodeError):
+            return str(excinfo.value)
+        return pytests_own(excinfo, *args, **kwargs)
+    item.repr_failure = repr_failure
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -209,7 +216,8 @@ def pytest_runtest_makereport(item, call):
         failing = records.take_failing_inputs()
         if failing and suite_of(item.path) == "public":  # a hidden input never reaches a picture
             report.user_properties.append(("picture_input", failing[0][1:]))
-    if call.excinfo is not None and call.excinfo.errisinstance(StudentCodeError):  # its message: the hook above
+    if call.excinfo is not None and call.excinfo.errisinstance(StudentCodeError):
+        report.longrepr = str(call.excinfo.value)  # (in setup too, where pytest formats without repr_failure)
         # its name, not the enum: pytest-xdist sends reports between processes as plain data (a self-test that
         # failed with a student's error under `make test -n 2` became an INTERNALERROR that hid which test failed)
         report.user_properties.append(("failure", call.excinfo.value.kind.name))

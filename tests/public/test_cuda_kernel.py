@@ -3,49 +3,36 @@
 Graded on the CPU runtime (csrc/cuda_cpu) on every machine: one fiber per CUDA thread, real barriers and warp
 collectives, guards around every buffer. With an NVIDIA GPU and nvcc, the ANDREA-120M run also runs on the device
 (csrc/cuda_gpu), timed beside torch's scaled_dot_product_attention and compared with the oracle, not graded. Each
-shape category is worth its own point.
+shape category is worth its own point. Its inputs: tests/public/cases.toml [cuda_kernel].
 """
 
 import numpy as np
 import pytest
 
-from grader.common.i18n import N_, _
-from grader.judge import kernel_checks
+from grader.common.i18n import _
+from grader.judge import cases, kernel_checks
 from grader.judge import inputs
 from grader.cuda import kernel_report
 from grader.common import records
 from grader.judge.compare import WrongAnswer
-from grader.judge.inputs import Case
 from grader.common.failures import BuildFailed, NotGradable, NotImplementedYet, StudentCodeError
 
 pytestmark = [pytest.mark.exercise("cuda_kernel"), pytest.mark.points(1)]
 F32 = np.float32
 
-KERNEL_CASES = [
-    pytest.param(Case(N_("T=1, 12 heads"), (12,), 1), id="T1"),
-    pytest.param(Case(N_("T=2, 12 heads"), (12,), 2), id="T2"),
-    pytest.param(Case(N_("odd T=17, 3 heads"), (3,), 17), id="T17"),
-    pytest.param(Case(N_("T=33 (one past a tile of 32), 2 heads"), (2,), 33), id="T33"),
-    pytest.param(Case(N_("odd T=1023, one head"), (1,), 1023), id="T1023"),
-    pytest.param(Case(N_("ANDREA-120M: BH=12 heads x T=1024 x d_k=64"), (12,), 1024), id="andrea"),
-    pytest.param(Case(N_("BH=24 (a batch of 2 x 12 heads) x T=1024 x d_k=64"), (24,), 1024), id="BH24"),
-]
 
 
-@pytest.mark.parametrize("case", KERNEL_CASES)
 def test_matches_scaled_dot_product_attention(kernel, rng, case):
     Q, K, V = inputs.qkv(rng, case, F32)
     kernel_checks.check_kernel(kernel, Q, K, V, what=case.label, timing=case.T == 1024 and case.lead == (12,))
 
 
-def test_large_logits_are_stable(kernel, rng):
-    case = Case(N_("T=65, 2 heads, logits up to ~1e4"), (2,), 65)
+def test_large_logits_are_stable(kernel, rng, case):
     Q, K, V = inputs.qkv(rng, case, F32)
     kernel_checks.check_kernel(kernel, Q * F32(40), K * F32(40), V, what=case.label)
 
 
-def test_same_result_whatever_order_threads_run_in(kernel, rng):
-    case = Case(N_("T=97, 2 heads"), (2,), 97)
+def test_same_result_whatever_order_threads_run_in(kernel, rng, case):
     Q, K, V = inputs.qkv(rng, case, F32)
     kernel_checks.check_kernel(kernel, Q, K, V, what=case.label, order="reverse")
 
@@ -76,7 +63,7 @@ def test_compiles_as_cuda(kernel):
 if kernel_report.SPEED_POINTS:  # off by default: an instructor turns them on in grader/cuda/kernel_report.py
     @pytest.mark.points(kernel_report.SPEED_POINTS)
     def test_fast_on_a_gpu(kernel, rng):
-        case = Case(N_("ANDREA-120M speed"), (12,), 1024)
+        case = cases.shape("andrea", "cuda_kernel")
         Q, K, V = inputs.qkv(rng, case, F32)
         kernel_checks.check_kernel(kernel, Q, K, V, what=case.label)  # right first, on the CPU runtime
         if kernel.gpu()[0] is None:  # a failing 0, not a skip: the maximum is the same on every machine

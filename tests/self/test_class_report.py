@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from grader.dev.controls import WRONG, Control, build, verdict
-from grader.report import class_results
+from grader.course import class_results
 from helpers import ROOT, run_grader
 
 

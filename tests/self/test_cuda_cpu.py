@@ -251,7 +251,7 @@ def test_divergent_barriers_are_reported_with_their_lines(tmp_path):
     x = np.zeros(32, np.float32)
     lib.run(ptr(x))
     from grader.sandbox import runtime_words
-    msg = runtime_words.english(lib.cuda_cpu_launch_error().decode())  # said() messages (csrc/cuda_cpu/words.cpp)
+    msg = runtime_words.english(lib.cuda_cpu_launch_error().decode())  # said() messages (csrc/cuda_cpu/src/words.cpp)
     assert "different barriers" in msg and "line 4" in msg and "line 6" in msg
 
 

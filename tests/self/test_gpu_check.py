@@ -113,7 +113,7 @@ def test_the_carry_takes_this_machines_boost_packages_and_counts_the_working_tre
         pytest.skip("Boost.Context is not installed from Debian's packages here")
     names = carry.boost_packages()
     assert len(names) == 3 and all(n.startswith("libboost") for n in names), names
-    assert 0 < carry.working_tree_bytes() < carry.LIMIT
+    assert 0 < carry.working_tree_bytes() < 64 << 20  # source, not build outputs
 
 
 @pytest.mark.skipif(not NO_GPU_HERE or shutil.which("nvcc") is None, reason="needs nvcc and no real GPU")

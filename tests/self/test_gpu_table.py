@@ -1,4 +1,4 @@
-"""The GPU the CPU runtime stands for (csrc/cuda_cpu/gpu_table.h, read by the runtime and by grader/cuda/gpus.py):
+"""The GPU the CPU runtime stands for (csrc/cuda_cpu/src/gpu_table.h, read by the runtime and by grader/cuda/gpus.py):
 what cudaGetDeviceProperties and cudaDeviceGetAttribute answer is that GPU's row, for each GPU of the table, and
 its limits decide which launches are refused (tests/cuda_conformance/launch_limits.cu checks the default's)."""
 

@@ -69,10 +69,10 @@ def test_grader_problems_exit_non_zero(tmp_path):
 
 
 def test_inputs_are_never_all_zero_and_differ_per_test():
-    from grader.judge import inputs
-    a = inputs.qkv(inputs.rng_for("t1", 1), inputs.CASES["T17"], np.float32)[0]
-    b = inputs.qkv(inputs.rng_for("t2", 1), inputs.CASES["T17"], np.float32)[0]
-    c = inputs.qkv(inputs.rng_for("t1", 2), inputs.CASES["T17"], np.float32)[0]
+    from grader.judge import cases, inputs
+    a = inputs.qkv(inputs.rng_for("t1", 1), cases.shape("T17"), np.float32)[0]
+    b = inputs.qkv(inputs.rng_for("t2", 1), cases.shape("T17"), np.float32)[0]
+    c = inputs.qkv(inputs.rng_for("t1", 2), cases.shape("T17"), np.float32)[0]
     assert np.isfinite(a).all() and np.count_nonzero(a) == a.size
     assert not np.array_equal(a, b) and not np.array_equal(a, c)
 

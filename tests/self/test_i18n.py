@@ -180,7 +180,7 @@ def test_a_course_released_in_japanese_has_its_notebook_guide_and_grader_in_japa
 
 
 def test_the_runtime_s_messages_are_rendered_from_their_format_and_arguments(monkeypatch):
-    """csrc/cuda_cpu/words.cpp writes "\\x02FORMAT\\x1fARG...\\x03"; a translation may reorder the arguments (%2$s),
+    """csrc/cuda_cpu/src/words.cpp writes "\\x02FORMAT\\x1fARG...\\x03"; a translation may reorder the arguments (%2$s),
     a message handed to another as its argument is rendered first, and one cut short keeps what it has."""
     from grader.sandbox import runtime_words
     said = "\x02out-of-bounds write: %td bytes past the end of %s (%zu bytes)\x1f4\x1fO\x1f262144\x03"

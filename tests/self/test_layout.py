@@ -70,7 +70,7 @@ def test_every_setting_the_grader_reads_is_declared_once_and_documented():
     docs/settings.md is its --markdown output, current."""
     from grader.common import settings
     used = set()
-    for path in [*(ROOT / "grader").rglob("*.py"), *(ROOT / "csrc" / "cuda_cpu").glob("*.cpp"), ROOT / "Makefile",
+    for path in [*(ROOT / "grader").rglob("*.py"), *(ROOT / "csrc" / "cuda_cpu").rglob("*.cpp"), ROOT / "Makefile",
                  ROOT / ".ci" / "run", *(ROOT / "tests" / "public").rglob("*.py"), *(ROOT / "tests" / "hidden").rglob("*.py")]:
         text = path.read_text(errors="replace")
         used |= set(re.findall(r"[\"'$](GRADER_[A-Z_]+)\b", text)) | set(re.findall(r"\b(GRADER_[A-Z_]+)=", text))
@@ -78,11 +78,44 @@ def test_every_setting_the_grader_reads_is_declared_once_and_documented():
     assert (ROOT / "docs" / "settings.md").read_text() == settings.markdown()
 
 
-def test_the_runtime_is_every_cpp_file_of_its_folder():
-    """build.py compiles the CPU runtime as one unit of RUNTIME_SOURCES: a .cpp added to csrc/cuda_cpu and not
-    listed would be shipped and silently never built (a yardstick or a whole solution belongs under solutions/)."""
+def test_the_runtime_is_every_cpp_file_of_its_src_folder_and_its_build_file_lists_them():
+    """csrc/cuda_cpu/runtime.ninja lists the runtime's sources, and they are the .cpp files of csrc/cuda_cpu/src:
+    a file added there and not listed would ship and never be built (a yardstick or a whole solution belongs under
+    solutions/); the build refuses it."""
     from grader.cuda import build
-    assert set(build.RUNTIME_SOURCES) == {p.name for p in (ROOT / "csrc" / "cuda_cpu").glob("*.cpp")}
+    assert set(build.runtime_sources()) == {p.name for p in build.RUNTIME_SRC.glob("*.cpp")}
+    assert {p.parent.name for p in build.RUNTIME.rglob("*.cpp")} == {"src"}
+
+
+def test_the_build_names_a_source_its_build_file_does_not_list(tmp_path, monkeypatch):
+    from grader.cuda import build
+    for name in build.runtime_sources():
+        (tmp_path / name).write_text("")
+    (tmp_path / "new_part.cpp").write_text("int forgotten() { return 1; }\n")
+    monkeypatch.setattr(build, "RUNTIME_SRC", tmp_path)
+    assert build._unlisted_sources() == ["new_part.cpp"]
+
+
+def test_two_sources_of_one_unit_that_declare_one_file_scope_name_are_named(tmp_path):
+    """Two functions of one name and different parameters, one per file, become overloads in one unit without a
+    word from the compiler: grader/cuda/unit_names.py finds them in the debug information, inlined or not."""
+    from grader.cuda import unit_names
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.cpp").write_text("namespace {\ninline int pick(int x) { return x; }\n}\n"
+                                            "int from_a(int x) { return pick(x); }\n")
+    (tmp_path / "src" / "b.cpp").write_text("namespace {\n\nstatic int unused = 0;\n"
+                                            "int pick(float x) { return int(x) + 1; }\n}\n"
+                                            "int from_b(float x) { return pick(x); }\nstatic int lonely() { return 2; }\n"
+                                            "int from_b2() { return lonely(); }\n")
+    (tmp_path / "unit.cpp").write_text('#include "a.cpp"\n#include "b.cpp"\n')
+    obj = tmp_path / "unit.o"
+    subprocess.run(["g++", "-O2", "-g", "-I", str(tmp_path / "src"), "-c", str(tmp_path / "unit.cpp"), "-o", str(obj)],
+                   check=True)
+    assert unit_names.clashes(obj, tmp_path / "src") == ["pick: a.cpp:2 and b.cpp:4"]
+    (tmp_path / "src" / "b.cpp").write_text((tmp_path / "src" / "b.cpp").read_text().replace("pick", "choose"))
+    subprocess.run(["g++", "-O2", "-g", "-I", str(tmp_path / "src"), "-c", str(tmp_path / "unit.cpp"), "-o", str(obj)],
+                   check=True)
+    assert unit_names.clashes(obj, tmp_path / "src") == []
 
 
 def test_the_docs_table_of_commands_is_grader_commands_own():

@@ -165,12 +165,12 @@ def test_a_failing_public_test_is_drawn_on_its_own_input(control_folder, tmp_pat
     """The check keeps the failing call's input, cut to one head and the first 32 positions; the picture is drawn
     on it (the plugin hands on those of public tests only)."""
     from grader.common import records
-    from grader.judge import checks, inputs, oracle
+    from grader.judge import cases, checks, inputs, oracle
     from grader.judge.compare import WrongAnswer
     from grader.sandbox.client import Submission
     from grader.suite.plugin import suite_of
     records.take_failing_inputs()
-    scores = inputs.scores(inputs.rng_for("own-input", 7), inputs.CASES["andrea"], np.float32)
+    scores = inputs.scores(inputs.rng_for("own-input", 7), cases.shape("andrea"), np.float32)
     with Submission(control_folder("mask_leaks_future"), timeout=60) as sub:
         with pytest.raises(WrongAnswer):
             checks.check_causal_mask(sub, scores, what="ANDREA-120M")

@@ -1,4 +1,4 @@
-"""The profiled build's memory counts (csrc/cuda_cpu/profile.cpp, grader/cuda/profile.py) against answers worked
+"""The profiled build's memory counts (csrc/cuda_cpu/src/profile.cpp, grader/cuda/profile.py) against answers worked
 out by hand: coalescing, strides, vector loads, misalignment, shared-memory bank conflicts, broadcasts, divergence,
 and the reference kernels at the profiled shape."""
 

@@ -130,11 +130,13 @@ def test_student_repository_grades_the_public_suite(released):
     hidden = subprocess.run([sys.executable, "-m", "grader", "grade", "--suite", "hidden"], cwd=student,
                             capture_output=True, text=True, timeout=600)
     assert hidden.returncode == 2 and "hidden suite stays with the instructor" in hidden.stderr
-    # its README is the student guide: one set-up command that exists there, pictures that resolve
+    # its README is the student guide: one set-up command that exists there, pictures and links that resolve
     readme = (student / "README.md").read_text()
     assert "## Set-up: one command" in readme and "make test" not in readme and "grader/course" not in readme
     images = re.findall(r"!\[[^]]*\]\(([^)]+)\)", readme)
     assert images and all((student / image).is_file() for image in images)
+    links = [link for link in re.findall(r"\]\(([^)#]+)[^)]*\)", readme) if "://" not in link]
+    assert "docs/cuda-cpu-runtime.md" in links and [link for link in links if not (student / link).is_file()] == []
     # the student's Makefile names the same command
     assert "-m grader grade --warm --submission $(SUBMISSION) --suite public" in (student / "Makefile").read_text()
 

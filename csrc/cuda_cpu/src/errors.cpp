@@ -16,7 +16,7 @@ constexpr ErrorText kErrors[] = {
 #undef CUDA_CPU_ERROR
 };
 
-const ErrorText* find(cudaError_t err) {
+const ErrorText* error_text(cudaError_t err) {
     for (const ErrorText& e : kErrors)
         if (e.code == err) return &e;
     return nullptr;
@@ -36,11 +36,11 @@ cudaError_t cudaGetLastError() {
 const char* cudaGetErrorString(cudaError_t err) {
     if (err != cudaSuccess && err == cuda_cpu::call.message_code && !cuda_cpu::call.error_message.empty())
         return cuda_cpu::call.error_message.c_str();
-    const ErrorText* e = find(err);
+    const ErrorText* e = error_text(err);
     return e ? e->text : "unrecognized error code";
 }
 
 const char* cudaGetErrorName(cudaError_t err) {
-    const ErrorText* e = find(err);
+    const ErrorText* e = error_text(err);
     return e ? e->name : "cudaErrorUnknown";
 }

@@ -1,6 +1,6 @@
 """A graded class as data: every submission's results.json (batch, autograde and Gradescope exports all write one),
 its scores per exercise, the known mistakes and kernel diagnostics it carries, its kernel time, and the files a
-student reads (scorecard, feedback, pictures). The class report (grader/report/class_report.py) draws from it.
+student reads (scorecard, feedback, pictures). The class report (grader/course/class_report.py) draws from it.
 
 Mistakes are read from each test's extra_data (`mistakes`: ids named by grader/judge/hints.py and the CPU runtime's
 diagnostics, grader/sandbox/replies.py; `failure`: the failure's kind), never parsed out of the messages.

@@ -20,7 +20,7 @@ from pathlib import Path
 from grader.common import i18n
 from grader.common.i18n import N_, _, ngettext
 from grader.common.layout import KERNEL_EXERCISE, ROOT
-from grader.report import class_results, report_plots
+from grader.course import class_plots, class_results
 
 DEFAULT_OUT = ROOT / "build" / "course" / "report.html"
 ANDREA_SHAPE = "12x1024x64"
@@ -55,7 +55,7 @@ def exercises_section(subs):
         for ex, (e, p) in sub.scores().items():
             possible[ex] = max(possible.get(ex, 0.0), p)
             earned.setdefault(ex, []).append(e)
-    plot = report_plots.score_histograms({ex: (possible[ex], earned[ex]) for ex in possible})
+    plot = class_plots.score_histograms({ex: (possible[ex], earned[ex]) for ex in possible})
     parts = ["<section id='exercises'><h2>" + _e(_("Scores per exercise")) + "</h2>", "<figure class='plot'>",
              _img(plot, _("histogram of the scores of each exercise")), "</figure>"]
     for ex, tests in class_results.pass_rates(subs).items():
@@ -123,7 +123,7 @@ def kernel_section(subs):
             values = [t["reference_seconds"].get(key) for t in timings if (t.get("reference_seconds") or {}).get(key)]
             refs[label] = statistics.median(values) if values else None
         seconds = [t["seconds"] for t in timings]
-        plot = report_plots.kernel_times(seconds, refs, ANDREA_SHAPE)
+        plot = class_plots.kernel_times(seconds, refs, ANDREA_SHAPE)
         said = _("Kernel times at {shape} ({count} kernels timed; median {median} s) next to the reference kernels "
                  "on the same machine. CPU times show work and waiting, not GPU speed.").format(
             shape=ANDREA_SHAPE, count=len(seconds), median=f"{statistics.median(seconds):.2f}")

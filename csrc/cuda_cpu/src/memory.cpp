@@ -84,7 +84,7 @@ char* reserve(size_t body, size_t& guard) {
     }
 }
 
-Buffer* find(const void* p) {
+Buffer* allocation_starting_at(const void* p) {
     for (Buffer& b : buffers)
         if (b.live && b.start == p) return &b;
     return nullptr;
@@ -130,7 +130,7 @@ void release_quarantine() {
 
 bool guarded_free(void* p) {
     std::lock_guard<std::mutex> lock(buffers_mutex);
-    Buffer* b = find(p);
+    Buffer* b = allocation_starting_at(p);
     if (b == nullptr) return false;
     // Quarantine: the pages go back to the system, but the addresses stay reserved and inaccessible until the
     // next call, so a later access faults (named as use after cudaFree) instead of reading a new allocation.
@@ -264,7 +264,7 @@ extern "C" void* cuda_cpu_guarded_alloc(size_t bytes, const char* name) {
 extern "C" void cuda_cpu_guarded_free(void* p) { cuda_cpu::guarded_free(p); }
 extern "C" void cuda_cpu_guarded_readonly(void* p) {
     std::lock_guard<std::mutex> lock(cuda_cpu::buffers_mutex);
-    if (cuda_cpu::Buffer* b = cuda_cpu::find(p)) {
+    if (cuda_cpu::Buffer* b = cuda_cpu::allocation_starting_at(p)) {
         mprotect(b->body, b->body_bytes, PROT_READ);
         b->readonly = true;
     }

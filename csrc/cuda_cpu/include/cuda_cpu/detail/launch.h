@@ -1,0 +1,121 @@
+// cuda_cpu/detail/launch.h: the runtime's side of what cuda_cpu.h offers, which a CUDA file never names itself.
+// The rewrite (grader/cuda/rewrite.py) turns a launch into cuda_cpu::launch(...) and a __shared__ declaration into
+// cuda_cpu::shared_var(...); threadIdx and the barriers, shuffles and votes of cuda_cpu.h are macros over the calls
+// declared here. Defined in the runtime's sources (csrc/cuda_cpu/src/), which include this header too.
+#pragma once
+
+#include <cstdint>
+
+#include "driver_types.h"  // dim3, cudaError_t, cudaStream_t
+#include "vector_types.h"
+#include <cstring>
+#include <functional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace cuda_cpu {
+
+// A kernel's name as the launch (or a call about it) writes it, after a macro's parameters are replaced: the rewrite
+// passes CUDA_CPU_NAME(kernel) (grader/cuda/rewrite.py); the runtime compares names without their spaces.
+#define CUDA_CPU_NAME(...) #__VA_ARGS__
+struct LaunchConfig {
+    dim3 grid, block;
+    size_t shared_bytes;
+    int line;  // the launch's line in the student's file
+    const char* kernel = nullptr;  // the kernel as the launch names it (the rewrite's), for its cudaFuncSetAttribute
+
+    LaunchConfig named(const char* name) const {
+        LaunchConfig c = *this;
+        c.kernel = name;
+        return c;
+    }
+};
+inline LaunchConfig config(dim3 grid, dim3 block, size_t shared_bytes = 0, cudaStream_t = nullptr,
+                           int line = __builtin_LINE()) {
+    return {grid, block, shared_bytes, line};
+}
+
+// The running CUDA thread's coordinates (set by the scheduler before each fiber resumes).
+struct Coordinates {  // (named so as not to collide with the threadIdx... macros below)
+    uint3 tid, bid;
+    dim3 bdim, gdim;
+};
+extern thread_local Coordinates* here;
+
+void run_grid(const LaunchConfig& cfg, const std::function<void()>& body);
+// site: one address per __shared__ declaration and per template instantiation (a static in a lambda there)
+void* block_shared(const void* site, size_t bytes, size_t align, const char* name, int line);
+void* dynamic_shared_base(const char* name);
+void syncthreads(int line);
+int syncthreads_count(int predicate, int line, int* seen = nullptr);  // how many threads brought a true predicate
+unsigned warp_vote(unsigned mask, int predicate, int line);  // the lanes of mask whose predicate is true
+unsigned active_lanes();  // the lanes of this thread's warp that have not exited
+void syncwarp(unsigned mask, int line);
+uint64_t warp_exchange(unsigned mask, uint64_t payload, int src_lane, int line);
+void set_error(cudaError_t err, const char* message);
+
+template <class T>
+T& shared_var(const void* site, const char* name = "?", int line = 0) {
+    return *static_cast<T*>(block_shared(site, sizeof(T), alignof(T), name, line));
+}
+
+template <class T>
+T* dynamic_shared(const char* name = nullptr) { return static_cast<T*>(dynamic_shared_base(name)); }
+
+// A failed device-side assert ends its CUDA thread (faults.cpp: cuda_cpu_assert_fail), as the trap does on a GPU:
+// thrown there, caught where the kernel was called, so nothing after the assert runs.
+struct ThreadStopped {};
+}  // namespace cuda_cpu
+// __trap() ends the kernel as on a GPU: the launch fails (cudaErrorLaunchFailure), said with the line (faults.cpp).
+[[noreturn]] void cuda_cpu_trap(const char* file, int line);
+#define __trap() cuda_cpu_trap(__FILE__, __LINE__)
+namespace cuda_cpu {
+
+// The rewrite passes each kernel as CUDA_CPU_KERNEL(name): a call by name, so default arguments and template
+// argument deduction work as in a launch. The arguments are evaluated once, at the launch, as on a GPU.
+#define CUDA_CPU_KERNEL(...) [&](auto&... cuda_cpu_args) { \
+    try { __VA_ARGS__(cuda_cpu_args...); } catch (const cuda_cpu::ThreadStopped&) {} }
+// A launch from inside a kernel (dynamic parallelism) is not emulated: it fails that launch and stops the thread,
+// saying so with the line (faults.cpp).
+[[noreturn]] void launched_from_a_kernel(int line);
+// A pointer argument into host memory a GPU cannot read as device memory (malloc, new, the stack): said beside the
+// score (launch_checks.cpp); the launch still runs, as on a GPU with HMM or ATS.
+void pointer_argument(const LaunchConfig& cfg, int position, const void* p);
+template <class... Args>
+void check_pointer_arguments(const LaunchConfig& cfg, const Args&... args) {
+    int position = 0;
+    auto one = [&](const auto& a) {
+        ++position;
+        using A = std::decay_t<decltype(a)>;
+        if constexpr (std::is_pointer_v<A> && !std::is_function_v<std::remove_pointer_t<A>>)
+            pointer_argument(cfg, position, (const void*)a);  // C's cast: through const and volatile alike
+    };
+    (one(args), ...);
+}
+template <class Call, class... Args>
+void launch(Call call, const LaunchConfig& cfg, Args&&... args) {
+    if (here != nullptr) launched_from_a_kernel(cfg.line);
+    std::tuple<std::decay_t<Args>...> packed(std::forward<Args>(args)...);
+    std::apply([&cfg](const auto&... a) { check_pointer_arguments(cfg, a...); }, packed);
+    run_grid(cfg, [&packed, &call] { std::apply(call, packed); });
+}
+
+template <class T>
+T shuffle(unsigned mask, T value, int src_lane, int line) {
+    static_assert(sizeof(T) <= 8, "warp shuffles move at most 8 bytes");
+    uint64_t payload = 0;
+    std::memcpy(&payload, &value, sizeof(T));
+    uint64_t got = warp_exchange(mask, payload, src_lane, line);
+    T out;
+    std::memcpy(&out, &got, sizeof(T));
+    return out;
+}
+
+inline int lane_id() {
+    const Coordinates& c = *here;
+    unsigned linear = c.tid.x + c.bdim.x * (c.tid.y + c.bdim.y * c.tid.z);
+    return static_cast<int>(linear % warpSize);
+}
+
+}  // namespace cuda_cpu
