@@ -35,6 +35,8 @@ COMMANDS = (
     Command("grade", "grader.student.grade", STUDENT, "grade a submission and print the scorecard (make grade)"),
     Command("settings", "grader.common.settings", STUDENT,
             "every setting the grader reads from the environment, its value here and what it does"),
+    Command("not-emulated", "grader.cuda.not_emulated", STUDENT,
+            "what the CPU runtime does not emulate in a CUDA file, and what to write instead"),
     Command("doctor", "grader.student.doctor", STUDENT,
             "check this machine for everything grading needs, with the command that fixes what is missing"),
     Command("classroom", "grader.report.classroom", INSTRUCTOR,

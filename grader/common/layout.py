@@ -30,6 +30,13 @@ SUITES = {"public": ("public",), "hidden": ("hidden",), "all": ("public", "hidde
 PUBLIC_SEED = 20171206  # the day "Attention Is All You Need" was presented at NeurIPS
 
 
+def exercise_of_test_file(path):
+    """The exercise a graded suite's test file is for, from its name (test_EXERCISE.py, test_hidden_EXERCISE.py);
+    None for any other file."""
+    name = Path(path).stem.removeprefix("test_").removeprefix("hidden_")
+    return name if Path(path).name.startswith("test_") and name in EXERCISES else None
+
+
 def suite_of(path):
     """The suite ("public", "hidden") whose folder (SUITE_PATHS) holds path, or None."""
     path = Path(path).resolve()

@@ -36,7 +36,7 @@ def solution_lines():
 
 
 def hidden_fingerprints():
-    found = {"test_hidden_attention"}
+    found = {path.stem for path in HIDDEN.glob("test_*.py")}  # a file's name: test_hidden_row_softmax
     for path in HIDDEN.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):

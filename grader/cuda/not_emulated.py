@@ -157,3 +157,24 @@ def _device_functions_missing(compiler_output, lines):
             f"{file}: {_code(lines, file, number)}); write it with the functions it does emulate "
             f"(docs/cuda-cpu-runtime.md) ({WRITE_PLAIN})"
             for name, (file, number) in named.items() if name in cuda]
+
+
+def markdown():
+    """The list as docs/cuda-cpu-runtime.md shows it (`python -m grader not-emulated --markdown`; a self-test keeps
+    the doc's copy current)."""
+    # a code block: the names hold <headers> and __underscores__ that Markdown would read as tags and bold
+    return "```\n" + "".join(f"{f.name}\n    instead: {f.instead}\n" for f in FEATURES) + "```\n"
+
+
+def add_arguments(parser):
+    parser.add_argument("--markdown", action="store_true", help="print the list as docs/cuda-cpu-runtime.md has it")
+
+
+def main(args):
+    if args.markdown:
+        print(markdown(), end="")
+        return 0
+    print("Not emulated by the CPU runtime (a file that uses one does not build; the message names your line):")
+    for f in FEATURES:
+        print(f"  {f.name}\n      instead: {f.instead}")
+    return 0

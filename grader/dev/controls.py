@@ -242,7 +242,7 @@ def add_arguments(parser):
     parser.add_argument("--corpus", action="store_true",
                         help="grade the adversarial corpus (solutions/adversarial/) on the public suite instead")
     parser.add_argument("--timeout", type=float, default=None,
-                        help="seconds per call (default: 60, or 10 with --corpus)")
+                        help=f"seconds per call (default: {CALL_TIMEOUT:g}, or {CORPUS_TIMEOUT:g} with --corpus)")
     parser.add_argument("names", nargs="*", help="only these controls (default: all)")
 
 

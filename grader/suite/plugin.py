@@ -95,13 +95,13 @@ def submission_of(item, config):
 
 
 def pytest_ignore_collect(collection_path, config):
-    """--exercise: a test file whose exercise markers, written out, name none of the exercises asked for is not
-    even collected (0.1 s of a one-exercise grading); a file that names its exercises otherwise is collected."""
+    """--exercise: a suite's test file for another exercise (its name says which: layout.exercise_of_test_file) is
+    not even collected (0.1 s of a one-exercise grading)."""
     option = config.getoption("--exercise")
-    if not option or collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
+    if not option or layout.suite_of(collection_path) is None:
         return None
-    named = set(re.findall(r"""mark\.exercise\(\s*["'](\w+)["']""", collection_path.read_text()))
-    return True if named and not named & set(option.split(",")) else None
+    exercise = layout.exercise_of_test_file(collection_path)
+    return True if exercise is not None and exercise not in option.split(",") else None
 
 
 def pytest_collection_modifyitems(config, items):

@@ -16,7 +16,7 @@ _FOUND = []
 
 
 def _secret(folder, name):
-    if name in ("gradebook.db", "hidden_seed.txt", "test_hidden_attention.py"):
+    if name in ("gradebook.db", "hidden_seed.txt") or name.startswith("test_hidden_"):
         return True
     if name == "attention.py" and _os.path.basename(folder) == "solutions":
         return True

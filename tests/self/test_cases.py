@@ -22,7 +22,7 @@ class Listing:
             marker = item.get_closest_marker("exercise")
             if marker is not None:
                 found.append([layout.suite_of(item.path), marker.args[0], item.originalname.removeprefix("test_"),
-                              getattr(item, "callspec", None) and item.callspec.id])
+                              getattr(item, "callspec", None) and item.callspec.id, item.path.name])
 code = pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", "tests/public", "tests/hidden"],
                    plugins=[Listing()])
 print("FOUND " + json.dumps(found))
@@ -40,15 +40,15 @@ def collected():
 
 @pytest.mark.parametrize("suite", ["public", "hidden"])
 def test_every_row_of_a_table_is_a_test_of_its_exercise(collected, suite):
-    tests = {(exercise, test) for s, exercise, test, _id in collected if s == suite}
+    tests = {(exercise, test) for s, exercise, test, _id, _f in collected if s == suite}
     assert set(cases.rows(suite)) - tests == set()
 
 
 def test_a_parametrized_test_runs_once_per_entry_of_its_row_with_the_entry_as_id(collected):
-    ids = [i for s, exercise, test, i in collected if (s, exercise, test) == ("public", "row_softmax", "masked_scores")]
+    ids = [i for s, exercise, test, i, _f in collected if (s, exercise, test) == ("public", "row_softmax", "masked_scores")]
     assert ids == ["andrea-float32", "andrea_batch2-float32", "one_head_2d-float64", "T1-float32", "T2-float64",
                    "T17-float32", "T1023-float64"]  # "common" expanded, in order
-    kernel = [i for s, exercise, test, i in collected if (s, exercise, test) == ("hidden", "cuda_kernel", "hidden_kernel")]
+    kernel = [i for s, exercise, test, i, _f in collected if (s, exercise, test) == ("hidden", "cuda_kernel", "hidden_kernel")]
     assert kernel == ["andrea", "T100", "dk32"]
 
 
@@ -69,3 +69,11 @@ def test_an_entry_gives_a_shape_and_dtype_a_kernel_test_takes_float32_only():
         cases.params("public", "row_softmax", "unmasked_scores", ("case",))
     with pytest.raises(cases.CaseTableError, match="has no row nothing_here"):
         cases.params("public", "row_softmax", "nothing_here", ("case", "dtype"))
+
+
+def test_each_test_file_of_a_suite_is_for_the_exercise_its_name_says(collected):
+    """A one-exercise grading skips the other exercises' files by their names (layout.exercise_of_test_file)."""
+    from grader.common import layout
+    files = {f for *_rest, f in collected}
+    assert len(files) == 2 * len(layout.EXERCISES)  # one per exercise in each suite
+    assert [(f, exercise) for _s, exercise, _t, _i, f in collected if layout.exercise_of_test_file(f) != exercise] == []

@@ -41,7 +41,7 @@ import os as _os
 import socket as _socket
 import subprocess as _subprocess
 
-_SECRETS = ("solutions/attention.py", "tests/hidden/hidden_seed.txt", "tests/hidden/test_hidden_attention.py")
+_SECRETS = ("solutions/attention.py", "tests/hidden/hidden_seed.txt", "tests/hidden/test_hidden_row_softmax.py")
 _FOUND = {"uid": _os.getuid(), "read": [], "connected": False, "shell": None}
 for _pid in [p for p in _os.listdir("/proc") if p.isdigit()]:
     for _rel in _SECRETS:

@@ -118,6 +118,15 @@ def test_two_sources_of_one_unit_that_declare_one_file_scope_name_are_named(tmp_
     assert unit_names.clashes(obj, tmp_path / "src") == []
 
 
+def test_the_runtime_guides_list_of_what_is_not_emulated_is_not_emulated_pys_own():
+    """docs/cuda-cpu-runtime.md's list is generated from grader/cuda/not_emulated.py (`python -m grader not-emulated
+    --markdown`)."""
+    from grader.cuda import not_emulated
+    text = (ROOT / "docs" / "cuda-cpu-runtime.md").read_text()
+    generated = text.split("<!-- generated: python -m grader not-emulated --markdown -->\n")[1].split("<!-- end generated")[0]
+    assert generated == not_emulated.markdown()
+
+
 def test_the_docs_table_of_commands_is_grader_commands_own():
     """docs/README.md's table of commands is generated from grader/commands.py (`python -m grader --markdown`)."""
     from grader import commands

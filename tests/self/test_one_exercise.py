@@ -79,19 +79,19 @@ class _Config:
         return self.value
 
 
-def test_one_exercise_collects_only_the_files_that_may_hold_its_tests(tmp_path):
+def test_one_exercise_collects_only_the_files_named_for_it():
+    """A suite's test file is named for its exercise (layout.exercise_of_test_file); with --exercise, the others are
+    not collected, and a file of a suite not named for an exercise (a helper) still is."""
     from grader.suite.plugin import pytest_ignore_collect
 
     class Asked:
         def getoption(self, name):
             return "row_softmax,weighted_sum"
-    files = {"test_other.py": 'pytestmark = [pytest.mark.exercise("scale_scores"), pytest.mark.points(1)]',
-             "test_mine.py": "pytestmark = [pytest.mark.exercise('weighted_sum')]",
-             "test_by_name.py": "def graded(exercise):\n    return pytest.mark.exercise(exercise)"}
-    for name, text in files.items():
-        (tmp_path / name).write_text(text)
-    skipped = {name for name in files if pytest_ignore_collect(tmp_path / name, Asked())}
-    assert skipped == {"test_other.py"}  # a file naming its exercises otherwise is collected, to be safe
+    public, hidden = ROOT / "tests" / "public", ROOT / "tests" / "hidden"
+    paths = [public / "test_scale_scores.py", public / "test_weighted_sum.py", hidden / "test_hidden_row_softmax.py",
+             hidden / "test_hidden_cuda_kernel.py", public / "test_helpers_of_mine.py", ROOT / "tests" / "self" / "test_x.py"]
+    skipped = {p.name for p in paths if pytest_ignore_collect(p, Asked())}
+    assert skipped == {"test_scale_scores.py", "test_hidden_cuda_kernel.py"}
 
 
 def test_stagger_starts_part_way_through_the_suite():

@@ -180,7 +180,7 @@ def test_a_failing_public_test_is_drawn_on_its_own_input(control_folder, tmp_pat
     picture = pictures.draw_for(control_folder("mask_leaks_future"), exercise, tmp_path, given=(func, args))
     assert np.array_equal(picture.reference, oracle.apply_causal_mask(args[0])[0])
     from grader.common.layout import ROOT
-    assert suite_of(ROOT / "tests" / "hidden" / "test_hidden_attention.py") == "hidden"  # whose inputs are never kept
+    assert suite_of(ROOT / "tests" / "hidden" / "test_hidden_row_softmax.py") == "hidden"  # whose inputs are never kept
     assert suite_of(ROOT / "tests" / "public" / "test_row_softmax.py") == "public"
 
 

@@ -44,7 +44,7 @@ def test_the_leak_scan_finds_planted_leaks(released, tmp_path):
     nb["cells"][0]["source"] += f"\n{code}"
     (tmp_path / "a.ipynb").write_text(json.dumps(nb))
     (tmp_path / "b.py").write_text(f"SEED = {seed}\n")
-    (tmp_path / "c.html").write_text("<span>def</span> <span>test_hidden_attention</span>")
+    (tmp_path / "c.html").write_text("<span>def</span> <span>test_hidden_row_softmax</span>")
     (tmp_path / "expected.npy").write_bytes(b"\x93NUMPY")
     found = {p.name for p, _ in leaks.scan(tmp_path)}
     assert found == {"a.ipynb", "b.py", "c.html", "expected.npy"}
@@ -170,7 +170,7 @@ def test_student_repository_with_the_reference_dropped_in_grades_it_whole(releas
     listed = subprocess.run([sys.executable, "-m", "grader", "--help"], cwd=student, capture_output=True, text=True)
     names = [line.split()[0] for line in listed.stdout.splitlines() if line.startswith("  ")]
     # the instructor's and maintainer's tools stay behind
-    assert names == ["grade", "settings", "doctor", "warm-server", "classroom"], listed.stdout
+    assert names == ["grade", "settings", "not-emulated", "doctor", "warm-server", "classroom"], listed.stdout
     for name in names:
         proc = subprocess.run([sys.executable, "-m", "grader", name, "--help"], cwd=student, capture_output=True,
                               text=True, timeout=120)
