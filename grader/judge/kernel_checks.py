@@ -1,6 +1,6 @@
 """The CUDA kernel's check: run on the CPU runtime with all its checks (every machine, one grade), compared with
 torch's fused attention in float64; where a GPU is present, the same run there too, timed and compared, never
-graded. Its time limits: grader/cuda/time_limits.py, through the kernel under test (grader/suite/plugin.py)."""
+graded. Its time limits: grader/cuda/time_limits.py, through the kernel under test (grader/suite/kernel_under_test.py)."""
 
 import numpy as np
 

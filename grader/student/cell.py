@@ -24,7 +24,7 @@ from grader.suite import collect
 from grader.report import results, scorecard
 from grader.common.layout import EXERCISES, ROOT, SUITE_PATHS
 from grader.student.notebook import SCORE_LINE
-from grader.suite.plugin import DEFAULT_TIMEOUT
+from grader.common.limits import CALL_TIMEOUT
 
 
 
@@ -44,7 +44,7 @@ def add_arguments(parser):
                         help="when the exercise fails, draw its picture (public inputs only) into DIR")
     parser.add_argument("--stagger", metavar="K/N",
                         help="with --plan: start K/N of the way through the tests (grader/suite/stagger.py)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+    parser.add_argument("--timeout", type=float, default=CALL_TIMEOUT,
                         help="seconds one call into the student's code may take (default: %(default)s)")
     parser.add_argument("--warm", action="store_true",
                         help="graded by the warm grading server (grader/warm) when one runs; the first such "
@@ -59,7 +59,7 @@ def _paths(suites):
     return paths
 
 
-def grade(submission, exercise, suites, timeout=DEFAULT_TIMEOUT, expected=None):
+def grade(submission, exercise, suites, timeout=CALL_TIMEOUT, expected=None):
     """exercise: one name, or several joined by commas (one pytest run, its workers started once)."""
     extra = ["--exercise", exercise]
     if expected:
@@ -69,7 +69,7 @@ def grade(submission, exercise, suites, timeout=DEFAULT_TIMEOUT, expected=None):
 
 def points_by_exercise(suites):
     """{exercise: points over these suites}, from collecting the tests (none is run)."""
-    run = collect.run_pytest(_paths(suites), [ROOT / "solutions"], DEFAULT_TIMEOUT, extra_args=["--collect-only"])
+    run = collect.run_pytest(_paths(suites), [ROOT / "solutions"], CALL_TIMEOUT, extra_args=["--collect-only"])
     if run.problems:
         raise RuntimeError("\n".join(run.problems))
     points = {ex: 0.0 for ex in EXERCISES}

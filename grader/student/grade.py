@@ -18,7 +18,7 @@ from grader.report import scorecard
 from grader.report.progress import ProgressShown
 from grader.common import records
 from grader.common.layout import EXERCISES, ROOT, SUITES, suite_paths
-from grader.suite.plugin import DEFAULT_TIMEOUT
+from grader.common.limits import CALL_TIMEOUT
 
 
 
@@ -32,7 +32,7 @@ def add_arguments(parser):
     parser.add_argument("--suite", choices=sorted(SUITES), default="public",
                         help="which graded suites to run (default: public)")
     parser.add_argument("--results", metavar="FILE", help="also write Gradescope's results.json to FILE")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+    parser.add_argument("--timeout", type=float, default=CALL_TIMEOUT,
                         help="seconds one call into the student's code may take (default: %(default)s)")
     parser.add_argument("--exercise", metavar="NAME",
                         help="grade only this exercise, for the edit-run loop (make grade EX=NAME); "

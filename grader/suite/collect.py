@@ -8,7 +8,8 @@ from grader.common.layout import EXERCISES
 from grader.common.failures import Kind
 from grader.sandbox import isolation
 from grader.suite import stagger
-from grader.suite.plugin import ROOT, graded_info, submission_of, suite_of, test_key
+from grader.common.layout import ROOT
+from grader.suite.items import graded_info, submission_of, suite_of, test_key
 
 
 @dataclass

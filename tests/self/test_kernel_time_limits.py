@@ -1,6 +1,6 @@
 """A kernel run's time limit (grader/cuda/time_limits.py): a multiple of the lesson's kernel's time for the same
 work on this machine, never under the floor; the words of a timeout; after one, only runs with at least as much
-work are refused (grader/suite/plugin.py KernelUnderTest)."""
+work are refused (grader/suite/kernel_under_test.py)."""
 
 import numpy as np
 import pytest

@@ -82,7 +82,7 @@ class _Config:
 def test_one_exercise_collects_only_the_files_named_for_it():
     """A suite's test file is named for its exercise (layout.exercise_of_test_file); with --exercise, the others are
     not collected, and a file of a suite not named for an exercise (a helper) still is."""
-    from grader.suite.plugin import pytest_ignore_collect
+    from grader.suite.selection import pytest_ignore_collect
 
     class Asked:
         def getoption(self, name):

@@ -168,7 +168,7 @@ def test_a_failing_public_test_is_drawn_on_its_own_input(control_folder, tmp_pat
     from grader.judge import cases, checks, inputs, oracle
     from grader.judge.compare import WrongAnswer
     from grader.sandbox.client import Submission
-    from grader.suite.plugin import suite_of
+    from grader.suite.items import suite_of
     records.take_failing_inputs()
     scores = inputs.scores(inputs.rng_for("own-input", 7), cases.shape("andrea"), np.float32)
     with Submission(control_folder("mask_leaks_future"), timeout=60) as sub:
