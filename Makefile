@@ -77,7 +77,7 @@ test: $(STAMP) system-deps
 test-corpus: $(STAMP) system-deps
 	$(TEST_ENV) GRADER_CORPUS_TEST=1 $(PY) -m pytest tests/self/test_adversarial.py -p no:cacheprovider $(ARGS)
 
-test-class: $(STAMP) system-deps
+test-class: $(STAMP) system-deps browser-deps
 	$(TEST_ENV) GRADER_CLASS_TEST=1 $(PY) -m pytest tests/self/test_class_nbgrader.py -p no:cacheprovider $(ARGS)
 
 exercises: $(STAMP)

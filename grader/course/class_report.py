@@ -127,6 +127,13 @@ def kernel_section(subs):
         said = _("Kernel times at {shape} ({count} kernels timed; median {median} s) next to the reference kernels "
                  "on the same machine. CPU times show work and waiting, not GPU speed.").format(
             shape=ANDREA_SHAPE, count=len(seconds), median=f"{statistics.median(seconds):.2f}")
+        loads = [t["load"] for t in timings if t.get("load") is not None]
+        ref_load = next((t["reference_load"] for t in timings if t.get("reference_load") is not None), None)
+        if loads and ref_load is not None:  # the class's own load lengthens its times; the references' was another
+            said += " " + _("The students' kernels were timed while the class was graded (median load {load} per "
+                            "core), the reference kernels once (load {reference} per core): a time measured under "
+                            "more load is longer.").format(load=f"{statistics.median(loads):.2f}",
+                                                           reference=f"{ref_load:.2f}")
         parts += [f"<p>{_e(said)}</p>",
                   "<figure class='plot'>" + _img(plot, _("kernel times next to the reference kernels")) + "</figure>"]
     else:
@@ -138,7 +145,8 @@ def kernel_section(subs):
 
 def students_section(subs, out):
     exercises = list(dict.fromkeys(ex for s in subs for ex in s.scores()))
-    head = "".join(f"<th data-type='number'><button>{_e(ex)}</button></th>" for ex in exercises)
+    # a column as wide as its scores, not its name: the name may break after each underscore
+    head = "".join(f"<th data-type='number'><button>{_e(ex).replace('_', '_<wbr>')}</button></th>" for ex in exercises)
     parts = ["<section id='students'><h2>" + _e(_("Students")) + "</h2>",
              f"<p class='hint'>{_e(_(SORT_HINT))}</p>",
              "<div class='wide'><table id='student-table' class='sortable'><thead><tr>"
@@ -154,7 +162,10 @@ def students_section(subs, out):
         late = (s.results.get("extra_data") or {}).get("seconds_late")  # autograde's, from nbgrader's gradebook
         late_text = "-" if late is None else (_("late by {hours} h").format(hours=f"{late / 3600:.1f}") if late > 0
                                               else _("on time"))
-        mistakes = ", ".join(class_results.name_of(m) for m in s.mistakes())
+        by_exercise = {}  # a student's mistakes grouped by the exercise they come from
+        for mistake, exercise in s.mistakes().items():
+            by_exercise.setdefault(exercise, []).append(class_results.name_of(mistake))
+        mistakes = "; ".join(f"{ex}: {', '.join(names)}" for ex, names in by_exercise.items())
         links = (" ".join(_link(p, out, p.name) for p in s.feedback)
                  or "<span class='muted'>" + _e(_("none")) + "</span>")
         parts.append(f"<tr id='student-{_e(s.student)}'><td data-value='{_e(s.student)}'>{_e(s.student)}</td>{cells}"
@@ -172,7 +183,8 @@ STYLE = """
   :root { --bg: #15191e; --fg: #e3e7eb; --muted: #9aa6b2; --line: #39424c; --head: #222a33; --bar: #6f9fd8;
           --link: #8cb8ff; } }
 body { background: var(--bg); color: var(--fg); font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto;
-       max-width: 1200px; padding: 0 1rem; }
+       max-width: 1860px; padding: 0 1rem; }
+p, h1, h2, figure.plot { max-width: 75rem; }  /* prose at a reading width; the tables take the screen's */
 a { color: var(--link); }
 table { border-collapse: collapse; margin: .5rem 0 1rem; }
 th, td { border-bottom: 1px solid var(--line); padding: .3rem .6rem; text-align: left; vertical-align: top; }

@@ -6,9 +6,11 @@ import numpy as np
 
 from grader.common.i18n import N_
 from grader.judge import oracle
+from grader.report import lines
 
 T = 32  # positions a picture shows: one head, the first T of a public input
 DPI = 100
+TITLE_CELLS = 50  # a panel's title line, in characters at 11 pt: a third of SIZE's width
 SIZE = (1500, 540)  # the PNG's width and height in pixels (fixed: no tight bounding box)
 MASKED_AT = -1e9  # the grader accepts any value <= -1e9 as masked (see apply_causal_mask's docstring)
 MASKED_COLOUR = (0.62, 0.62, 0.62, 1.0)  # grey: -inf, the hidden future
@@ -74,7 +76,7 @@ def _panel(fig, ax, data, cmap, norm, title, boundary, hidden, tr):
     ax.imshow(_overlay(data, hidden), interpolation="nearest")
     if boundary:
         _staircase(ax)
-    ax.set_title(title, fontsize=11)
+    ax.set_title(lines.broken_at_spaces(title, TITLE_CELLS, indent=0), fontsize=11)  # wider than its panel: cut
     ax.set_xlabel(tr("key position j"))
     ax.set_ylabel(tr("query position i"))
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03)

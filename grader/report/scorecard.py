@@ -157,3 +157,4 @@ def render(run, *, title, console=None, pictures=None, front_end="files"):
     for problem in run.problems:
         console.print(Text("\n" + _("grader problem: {problem}").format(problem=problem), style="bold red"))
     return earned_all, possible_all
+

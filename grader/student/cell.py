@@ -21,7 +21,7 @@ from rich.text import Text
 from grader.common.i18n import _, ngettext
 from grader.cuda.profile import PROFILE_VAR
 from grader.suite import collect
-from grader.report import results, scorecard
+from grader.report import lines, results, scorecard
 from grader.common.layout import EXERCISES, ROOT, SUITE_PATHS
 from grader.student.notebook import SCORE_LINE
 from grader.common.limits import CALL_TIMEOUT
@@ -103,7 +103,7 @@ def _verdict(run, submission, exercise, suites, pictures_dir):
     console = Console(highlight=False, width=100, force_terminal=False, color_system=None, record=True,
                       file=io.StringIO())  # recorded, printed (or saved) by the caller
     report(run, exercise, console)
-    text = console.export_text()
+    text = lines.broken_at_spaces(console.export_text(), console.width)
     score = sum(r.score for r in run.results)
     possible = sum(r.points for r in run.results)
     picture = None

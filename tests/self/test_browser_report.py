@@ -151,6 +151,34 @@ def test_mistakes_and_diagnostics_name_their_students(page):
     assert "crashed" not in kernel  # the crash the runtime named counts as out-of-bounds, once
     assert "4 of 5 kernels compiled and ran" in kernel  # the stub's kernel is not implemented
     assert "reference: tiled kernel" in kernel or "No kernel timings" not in kernel
+    if "No kernel timings" not in kernel:  # times measured under the class's load say so
+        assert "timed while the class was graded" in kernel and "per core" in kernel, kernel
+    diagnostics = _column(page, "diagnostics")
+    assert "apply_causal_mask: the mask leaks the future (j > i not masked)" in diagnostics, diagnostics
+
+
+WIDTHS = (1280, 1920)  # the screens the report must fit
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_report_fits_the_screen_no_table_scrolls_and_every_link_shows(page, width):
+    page.set_viewport_size({"width": width, "height": 900})
+    try:
+        fit = page.evaluate("""() => {
+            const over = [], view = document.documentElement.clientWidth;
+            for (const el of document.querySelectorAll('table, img, figure, a, div.wide, section')) {
+                const r = el.getBoundingClientRect();
+                if (r.width > 0 && r.right > view + 0.5) over.push(el.tagName + ' ' + (el.id || el.className || el.textContent.slice(0, 40)) + ' ends at ' + Math.round(r.right));
+            }
+            for (const box of document.querySelectorAll('div.wide'))
+                if (box.scrollWidth > box.clientWidth + 1) over.push('div.wide scrolls: ' + box.scrollWidth + ' > ' + box.clientWidth);
+            return {over, page: document.documentElement.scrollWidth, view};
+        }""")
+        assert fit["over"] == [] and fit["page"] <= fit["view"], fit
+        ARTEFACTS.mkdir(parents=True, exist_ok=True)
+        page.locator("#students").screenshot(path=str(ARTEFACTS / f"report-students-{width}.png"))
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
 
 
 def test_dark_and_print(page, report):

@@ -228,6 +228,41 @@ def test_feedback_shows_the_picture_of_a_failing_exercise(course):
     assert "picture of your" not in perfect
 
 
+FEEDBACK_FITS = """() => {
+    const over = [], view = document.documentElement.clientWidth;
+    for (const el of document.querySelectorAll('img, pre, table')) {
+        const r = el.getBoundingClientRect();
+        if (r.width > 0 && r.right > view + 0.5) over.push(el.tagName + ' ends at ' + Math.round(r.right));
+    }
+    for (const pre of document.querySelectorAll('pre')) {  // unwrapped, each line still fits: none was broken
+        const was = pre.style.whiteSpace;
+        pre.style.whiteSpace = 'pre';
+        if (pre.scrollWidth > pre.clientWidth + 1)
+            over.push('a line of ' + (pre.textContent.split('\\n').find(l => l.length > 60) || '').slice(0, 60) + '... is '
+                      + pre.scrollWidth + ' px in ' + pre.clientWidth);
+        pre.style.whiteSpace = was;
+    }
+    return {over, page: document.documentElement.scrollWidth, view};
+}"""
+
+
+@pytest.mark.parametrize("width", (1280, 1920))
+def test_feedback_fits_the_screen_with_no_line_broken_by_the_browser(course, width):
+    """The partial student's feedback (nbgrader's HTML) in Debian's chromium: no picture, output or table wider than
+    the screen, and every output line fits its box whole (the browser would break it anywhere, mid-word)."""
+    from playwright.sync_api import sync_playwright
+    course, _, _, _ = course
+    html = course / "feedback" / PARTIAL / "attention" / "attention.html"
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"], headless=True)
+        page = chromium.new_page(viewport={"width": width, "height": 900})
+        page.goto(html.as_uri())
+        page.wait_for_load_state("load")
+        fit = page.evaluate(FEEDBACK_FITS)
+        chromium.close()
+    assert fit["over"] == [] and fit["page"] <= fit["view"], fit
+
+
 def test_every_test_cell_showed_the_verdict_graded_ahead(course):
     """grader/course/pregrade.py predicted each test cell's answers (the malicious notebook's too, as the sanitizer left
     it), so every cell showed a verdict graded in one process instead of starting a grader of its own."""

@@ -88,3 +88,18 @@ def test_a_hint_is_said_once_per_exercise(tmp_path):
     failing = [t for t in results["tests"] if t["status"] == "failed"]
     assert sum("hint: the mask leaks the future" in t["output"] for t in failing) > 1  # every test has it
     assert card.count("hint: the mask leaks the future") == 1
+
+
+def test_a_notebook_line_too_long_for_its_output_is_broken_at_spaces_never_mid_word():
+    """JupyterLab and nbgrader's feedback break an output line that does not fit anywhere, mid-word: the test cell's
+    text comes already broken at spaces, each continuation indented under its line (CJK characters count two)."""
+    from rich.cells import cell_len
+    from grader.report.lines import broken_at_spaces
+    line = "      hint: the mask leaks the future: 12276 entries with j > i are not masked (first: row 0, column 1)"
+    out = broken_at_spaces(line + "\nshort", 60)
+    assert out.split("\n") == ["      hint: the mask leaks the future: 12276 entries with j",
+                               "        > i are not masked (first: row 0, column 1)", "short"]
+    assert out.replace("\n", " ").split() == (line + " short").split()  # every word whole, in order
+    ja = "    ヒント：マスクが未来を漏らしています：j > i の 12276 個の要素がマスクされていません（最初は 0 行 1 列）"
+    assert all(cell_len(part) <= 60 for part in broken_at_spaces(ja, 60).split("\n")[:-1])
+    assert broken_at_spaces("x" * 80, 60) == "x" * 80  # one word: kept whole
