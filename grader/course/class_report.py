@@ -37,12 +37,19 @@ def _e(text):
     return html.escape(str(text), quote=True)
 
 
+def _breakable(text):
+    """text escaped, with a line break allowed after each underscore and dot: names such as apply_causal_mask and
+    kernel_writes_past_O.png would otherwise keep a column as wide as themselves."""
+    return _e(text).replace("_", "_<wbr>").replace(".", ".<wbr>")
+
+
 def _img(png, alt):
     return f'<img alt="{_e(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
 
 
-def _link(path, out, label):
-    return f'<a href="{_e(Path(os.path.relpath(path, out.parent)).as_posix())}">{_e(label)}</a>'
+def _link(path, out, label, breakable=False):
+    text = _breakable(label) if breakable else _e(label)
+    return f'<a href="{_e(Path(os.path.relpath(path, out.parent)).as_posix())}">{text}</a>'
 
 
 def _fmt(x):
@@ -129,11 +136,14 @@ def kernel_section(subs):
             shape=ANDREA_SHAPE, count=len(seconds), median=f"{statistics.median(seconds):.2f}")
         loads = [t["load"] for t in timings if t.get("load") is not None]
         ref_load = next((t["reference_load"] for t in timings if t.get("reference_load") is not None), None)
-        if loads and ref_load is not None:  # the class's own load lengthens its times; the references' was another
-            said += " " + _("The students' kernels were timed while the class was graded (median load {load} per "
-                            "core), the reference kernels once (load {reference} per core): a time measured under "
-                            "more load is longer.").format(load=f"{statistics.median(loads):.2f}",
-                                                           reference=f"{ref_load:.2f}")
+        if loads:  # the class's own load lengthens its times; the references' was another
+            load = f"{statistics.median(loads):.2f}"
+            said += " " + (_("The students' kernels were timed while the class was graded (median load {load} per "
+                             "core), the reference kernels once (load {reference} per core): a time measured under "
+                             "more load is longer.").format(load=load, reference=f"{ref_load:.2f}")
+                           if ref_load is not None else
+                           _("The students' kernels were timed while the class was graded (median load {load} per "
+                             "core): a time measured under more load is longer.").format(load=load))
         parts += [f"<p>{_e(said)}</p>",
                   "<figure class='plot'>" + _img(plot, _("kernel times next to the reference kernels")) + "</figure>"]
     else:
@@ -146,7 +156,7 @@ def kernel_section(subs):
 def students_section(subs, out):
     exercises = list(dict.fromkeys(ex for s in subs for ex in s.scores()))
     # a column as wide as its scores, not its name: the name may break after each underscore
-    head = "".join(f"<th data-type='number'><button>{_e(ex).replace('_', '_<wbr>')}</button></th>" for ex in exercises)
+    head = "".join(f"<th data-type='number'><button>{_breakable(ex)}</button></th>" for ex in exercises)
     parts = ["<section id='students'><h2>" + _e(_("Students")) + "</h2>",
              f"<p class='hint'>{_e(_(SORT_HINT))}</p>",
              "<div class='wide'><table id='student-table' class='sortable'><thead><tr>"
@@ -166,12 +176,12 @@ def students_section(subs, out):
         for mistake, exercise in s.mistakes().items():
             by_exercise.setdefault(exercise, []).append(class_results.name_of(mistake))
         mistakes = "; ".join(f"{ex}: {', '.join(names)}" for ex, names in by_exercise.items())
-        links = (" ".join(_link(p, out, p.name) for p in s.feedback)
+        links = (" ".join(_link(p, out, p.name, breakable=True) for p in s.feedback)
                  or "<span class='muted'>" + _e(_("none")) + "</span>")
-        parts.append(f"<tr id='student-{_e(s.student)}'><td data-value='{_e(s.student)}'>{_e(s.student)}</td>{cells}"
+        parts.append(f"<tr id='student-{_e(s.student)}'><td data-value='{_e(s.student)}'>{_breakable(s.student)}</td>{cells}"
                      f"<td class='num' data-value='{s.total:g}'>{_fmt(s.total)} / {_fmt(s.max_score)}</td>"
                      f"<td data-value='{-1 if late is None else late:g}'>{_e(late_text)}</td>"
-                     f"<td data-value='{_e(mistakes)}'>{_e(mistakes) or '-'}</td><td>{links}</td></tr>")
+                     f"<td data-value='{_e(mistakes)}'>{_breakable(mistakes) or '-'}</td><td>{links}</td></tr>")
     parts.append("</tbody></table></div></section>")
     return "\n".join(parts)
 
@@ -193,7 +203,7 @@ th button { all: unset; cursor: pointer; font-weight: bold; }
 th[aria-sort=ascending] button::after { content: " \\25B2"; }
 th[aria-sort=descending] button::after { content: " \\25BC"; }
 div.wide { overflow-x: auto; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.bar { min-width: 12rem; position: relative; }
 td.bar span { background: var(--bar); display: block; height: 1rem; }
 td.bar em { font-style: normal; position: absolute; right: .6rem; top: .3rem; }
