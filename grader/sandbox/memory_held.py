@@ -11,8 +11,6 @@ stopped by its memory limit frees everything as its MemoryError unwinds), and th
 kills (/proc/vmstat) at the worker's start and at its death.
 """
 
-import os
-
 from grader.common.i18n import _
 from grader.sandbox import isolation
 
