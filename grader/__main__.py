@@ -4,7 +4,12 @@ import time
 
 STARTED = time.perf_counter()  # before the heavy imports, so `make bench` can show what importing costs
 
+import os  # noqa: E402
 import sys  # noqa: E402
+
+# the environment this process started with: the warm server started after a cold grading must be named by it, as
+# the next `make grade` will compute its name, not by what the grading set for its own workers (GRADER_PROFILE)
+START_ENV = dict(os.environ)
 
 
 def main(argv=None):
@@ -17,7 +22,6 @@ def _with_heap_settings():
     them only at start."""
     from grader.common import environment
     if environment.heap_settings_missing() and sys.argv and sys.argv[0].endswith("__main__.py"):
-        import os
         os.execve(sys.executable, [sys.executable, "-m", "grader", *sys.argv[1:]], environment.with_heap_settings())
 
 
@@ -38,5 +42,5 @@ if __name__ == "__main__":
     if "--warm" in sys.argv[1:]:
         from grader.warm import client
         if client.wanted(sys.argv[1:]):
-            client.start_server()  # for the next `make grade`: this one ran cold
+            client.start_server(START_ENV)  # for the next `make grade`: this one ran cold
     sys.exit(status)

@@ -94,13 +94,14 @@ def _wait(replies):
             return None  # refused before starting: grade cold
 
 
-def start_server():
-    """Start a warm server in the background for the next `grade --warm` (it exits after some idle minutes)."""
+def start_server(env=None):
+    """Start a warm server in the background for the next `grade --warm` (it exits after some idle minutes), in env
+    (default: ours): the environment the next grading's client will have, which names the server."""
     import subprocess
     place = address.folder()
     if place is None:
         return
-    env = environment.with_heap_settings()
+    env = environment.with_heap_settings(env)
     log = open(place / f"{address.name(env)}.log", "ab")
     with log:
         subprocess.Popen([sys.executable, "-m", "grader", "warm-server"], env=env, stdin=subprocess.DEVNULL,

@@ -22,8 +22,10 @@ SERVER_START = 60.0  # seconds a new server may take to import and collect on a 
 
 @pytest.fixture
 def warm_env():
-    """An environment whose warm server is this test's own (a server's name hashes the GRADER_ variables)."""
-    env = {k: v for k, v in os.environ.items() if k != "GRADER_WARM"}
+    """An environment whose warm server is this test's own (a server's name hashes the GRADER_ variables), with no
+    GRADER_PROFILE, as a student's shell has none (grade turns it on for its own workers: the server it starts must
+    still be the one the next grading looks for)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("GRADER_WARM", "GRADER_PROFILE")}
     env["GRADER_WARM_TEST"] = uuid.uuid4().hex
     yield env
     subprocess.run([sys.executable, "-m", "grader", "warm-server", "--stop"], cwd=ROOT, env=env, capture_output=True)
