@@ -28,6 +28,9 @@ GPU = Setting("GRADER_GPU", "", STUDENT, "the GPU the CPU runtime stands for: a 
 PROFILE = Setting("GRADER_PROFILE", "off", STUDENT, "on: the kernel report counts memory traffic (a profiled build; "
                   "`grade` turns it on unless `--no-profile`)")
 WARM = Setting("GRADER_WARM", "", STUDENT, "off: every `make grade` and test cell grades cold, with no warm server")
+WARM_ARENA = Setting("GRADER_WARM_ARENA", "128", STUDENT, "MiB of each half of the warm standby's shared memory "
+                     "written ahead, so that a grading's arrays land in memory already there (0: none; the standby "
+                     "holds twice this while idle)")
 KERNEL_DEVICE = Setting("GRADER_KERNEL_DEVICE", "auto", STUDENT, "auto, cpu or gpu: where the kernel also runs, "
                         "ungraded (grades always come from the CPU runtime)")
 NVCC = Setting("GRADER_NVCC", "", MAINTAINER, "none: grade as a machine without nvcc does (the compile check scores "
@@ -60,7 +63,7 @@ CORPUS_TEST = Setting("GRADER_CORPUS_TEST", "", MAINTAINER, "1: run the adversar
 CLASS_TEST = Setting("GRADER_CLASS_TEST", "", MAINTAINER, "1: run the nbgrader class end to end (`make test-class`)")
 BROWSER_TEST = Setting("GRADER_BROWSER_TEST", "", MAINTAINER, "1: run the browser tests (`make test-browser`)")
 
-SETTINGS = (LANG, GPU, PROFILE, WARM, KERNEL_DEVICE, CACHE_DIR, HEAP, HIDDEN_SEED, EXCHANGE, NVCC, ISOLATION, BWRAP,
+SETTINGS = (LANG, GPU, PROFILE, WARM, WARM_ARENA, KERNEL_DEVICE, CACHE_DIR, HEAP, HIDDEN_SEED, EXCHANGE, NVCC, ISOLATION, BWRAP,
             EXPECTED_CACHE, CORPUS_TEST, CLASS_TEST, BROWSER_TEST, ISOLATION_POLICY, REPO, VERDICTS, WARM_GRADING,
             WORKER_TOKEN)
 BY_NAME = {s.name: s for s in SETTINGS}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grader.common import environment
+from grader.common import environment, settings
 from grader.sandbox import isolation, wire
 
 WORKER = Path(__file__).with_name("worker.py")
@@ -93,9 +93,13 @@ _spares = []
 
 
 def prepare_spare():
-    """Start a Python worker now, for this process's next grading to adopt (the warm server's standby)."""
+    """Start a Python worker now, for this process's next grading to adopt (the warm server's standby), with the
+    start of its arena already written (settings.WARM_ARENA): the standby spends that while it waits."""
     if not _spares:
-        _spares.append(start(isolation.Sandbox([])))
+        spare = start(isolation.Sandbox([]))
+        if spare.arena is not None:
+            spare.arena.touch(int(float(settings.WARM_ARENA.get()) * (1 << 20)))
+        _spares.append(spare)
 
 
 def adopt_spare(path):

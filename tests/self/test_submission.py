@@ -451,3 +451,32 @@ def test_a_function_calling_a_set_aside_one_says_which_and_why_it_cannot_run(mak
             sub.call("causal_attention", Q, Q, Q)
     assert str(raised.value).startswith("causal_attention could not run: it calls row_softmax, which is not defined "
                                         "(it was set aside or is missing: row_softmax's own tests say why)")
+
+
+def _resident_shared_kib():
+    """The kernel's count of this process's shared resident memory (RssShmem, KiB)."""
+    for line in open("/proc/self/status"):
+        if line.startswith("RssShmem:"):
+            return int(line.split()[1])
+    return None
+
+
+def test_a_touched_arena_has_its_pages_ahead_in_both_halves_and_carries_arrays_as_before():
+    """The warm standby writes the start of each half of its spare's arena while it waits (launch.prepare_spare,
+    settings.WARM_ARENA), so that a grading's arrays land in pages already given: the pages are there, in both
+    halves and no further, and arrays still travel whole."""
+    from grader.sandbox import wire
+    if _resident_shared_kib() is None:
+        pytest.skip("no RssShmem in /proc/self/status here")
+    arena = wire.Arena.create(64 << 20)
+    try:
+        before = _resident_shared_kib()
+        arena.touch(8 << 20)
+        grown = _resident_shared_kib() - before
+        assert 15 << 10 <= grown <= 17 << 10, grown  # 8 MiB in each half: 16 MiB, none beyond
+        assert not arena._bytes[:8 << 20].any() and not arena._bytes[arena.half:arena.half + (8 << 20)].any()
+        a = np.arange(1 << 20, dtype=np.float32)
+        (at,) = arena.put([a], wire.REQUESTS)
+        assert np.array_equal(arena.take(at, a.nbytes, wire.REQUESTS).view(np.float32), a)
+    finally:
+        arena.close()
