@@ -98,8 +98,16 @@ def prepare_spare():
     if not _spares:
         spare = start(isolation.Sandbox([]))
         if spare.arena is not None:
-            spare.arena.touch(int(float(settings.WARM_ARENA.get()) * (1 << 20)))
+            spare.arena.touch(warm_bytes())
         _spares.append(spare)
+
+
+def warm_bytes():
+    """settings.WARM_ARENA in bytes (0 where it is not a number of MiB)."""
+    try:
+        return max(0, int(float(settings.WARM_ARENA.get()) * (1 << 20)))
+    except ValueError:
+        return 0
 
 
 def adopt_spare(path):
