@@ -10,12 +10,14 @@ the feature's names, the student reads instead "<feature> is not emulated by the
 import re
 from dataclasses import dataclass
 
-WRITE_PLAIN = "kernels are graded on this runtime, even where nvcc accepts the file"
+from grader.common.i18n import N_, _
+
+WRITE_PLAIN = N_("kernels are graded on this runtime, even where nvcc accepts the file")
 
 
 @dataclass(frozen=True)
 class Feature:
-    name: str
+    name: str  # in English, as the catalogs translate it (so is `instead`)
     headers: tuple  # include paths (a trailing "/" matches a folder) that only this feature provides
     uses: str  # a regular expression for the names and syntax that use it in code
     instead: str  # what to write instead, on the CPU runtime
@@ -25,47 +27,47 @@ class Feature:
 
 
 FEATURES = (
-    Feature("tensor-core matrix operations (<mma.h>, nvcuda::wmma)", ("mma.h",), r"\bnvcuda\b|\bwmma::",
-            "compute the tile products with ordinary float arithmetic on shared-memory tiles"),
-    Feature("CUB (<cub/...>)", ("cub/",), r"\bcub::",
-            "write the block reduction or scan with a __shared__ array and __syncthreads(), or with warp "
-            "shuffles (__shfl_down_sync)"),
-    Feature("Thrust (<thrust/...>)", ("thrust/",), r"\bthrust::",
-            "allocate with cudaMalloc and write the loop or a kernel yourself"),
-    Feature("asynchronous copies (cuda::pipeline, memcpy_async, __pipeline_*, cp.async)",
+    Feature(N_("tensor-core matrix operations (<mma.h>, nvcuda::wmma)"), ("mma.h",), r"\bnvcuda\b|\bwmma::",
+            N_("compute the tile products with ordinary float arithmetic on shared-memory tiles")),
+    Feature(N_("CUB (<cub/...>)"), ("cub/",), r"\bcub::",
+            N_("write the block reduction or scan with a __shared__ array and __syncthreads(), or with warp "
+            "shuffles (__shfl_down_sync)")),
+    Feature(N_("Thrust (<thrust/...>)"), ("thrust/",), r"\bthrust::",
+            N_("allocate with cudaMalloc and write the loop or a kernel yourself")),
+    Feature(N_("asynchronous copies (cuda::pipeline, memcpy_async, __pipeline_*, cp.async)"),
             ("cuda/pipeline", "cuda/barrier", "cuda_pipeline.h", "cuda_pipeline_primitives.h", "cuda_awbarrier.h",
              "cooperative_groups/memcpy_async.h"),
             r"\bmemcpy_async\b|\b__pipeline_\w+|\bcuda::pipeline\b|\bcuda::barrier\b|\b__cvta_generic_to_shared\b",
-            "load tiles into __shared__ arrays with ordinary loads, then __syncthreads()"),
-    Feature("libcu++ (<cuda/std/...>, <cuda/atomic>, cuda::std)", ("cuda/",), r"\bcuda::std::|\bcuda::atomic\b",
-            "use the C++ standard library on the host and CUDA's built-ins (atomicAdd, fmaxf, ...) in kernels"),
+            N_("load tiles into __shared__ arrays with ordinary loads, then __syncthreads()")),
+    Feature(N_("libcu++ (<cuda/std/...>, <cuda/atomic>, cuda::std)"), ("cuda/",), r"\bcuda::std::|\bcuda::atomic\b",
+            N_("use the C++ standard library on the host and CUDA's built-ins (atomicAdd, fmaxf, ...) in kernels")),
     # CUDA arrays, texture objects over them or over linear and pitched memory, and surface objects are emulated
     # (csrc/cuda_cpu/include/cuda_cpu/textures.h)
-    Feature("cubemap textures and surfaces, texture gathers and mipmapped arrays (texCubemap, surfCubemapread, "
-            "tex2Dgather, cudaMallocMipmappedArray)",
+    Feature(N_("cubemap textures and surfaces, texture gathers and mipmapped arrays (texCubemap, surfCubemapread, "
+            "tex2Dgather, cudaMallocMipmappedArray)"),
             ("cuda_texture_types.h", "texture_fetch_functions.h", "surface_functions.h"),
             r"\btexCubemap\w*|\bsurfCubemap\w*|\btex2Dgather\b|\bcudaMallocMipmappedArray\b|\btexture\s*<",
-            "read the data through a texture object over a CUDA array or pitched memory (tex2D, tex3D, "
-            "tex2DLayered)"),
-    Feature("CUDA graphs (cudaGraph*, stream capture)", (), r"\bcudaGraph\w*|\bcudaStream(Begin|End)Capture\b",
-            "launch the kernels one after another on a stream"),
-    Feature("cooperative launches (cudaLaunchCooperativeKernel, grid-wide sync)", (),
+            N_("read the data through a texture object over a CUDA array or pitched memory (tex2D, tex3D, "
+            "tex2DLayered)")),
+    Feature(N_("CUDA graphs (cudaGraph*, stream capture)"), (), r"\bcudaGraph\w*|\bcudaStream(Begin|End)Capture\b",
+            N_("launch the kernels one after another on a stream")),
+    Feature(N_("cooperative launches (cudaLaunchCooperativeKernel, grid-wide sync)"), (),
             r"\bcudaLaunchCooperativeKernel\w*",
-            "split the work at the grid-wide sync into two kernel launches"),
-    Feature("thread block clusters (__cluster_dims__, this_cluster, cudaLaunchKernelEx)", (),
+            N_("split the work at the grid-wide sync into two kernel launches")),
+    Feature(N_("thread block clusters (__cluster_dims__, this_cluster, cudaLaunchKernelEx)"), (),
             r"\b__cluster_dims__\b|\bthis_cluster\b|\bcluster_group\b|\bcudaLaunchKernelEx\b",
-            "use one block per tile, sharing data through global memory between launches"),
-    Feature("FP8 types (<cuda_fp8.h>)", ("cuda_fp8.h",), r"\b__nv_fp8\w*",
-            "use float, __half or __nv_bfloat16"),
-    Feature("inline PTX assembly (asm)", (), r"\basm\b|\b__asm__\b",
-            "write it in CUDA C++: intrinsics such as __shfl_sync, __ldg and atomicAdd are emulated"),
-    Feature("cuBLAS", ("cublas_v2.h", "cublas.h", "cublasLt.h", "cublas_api.h"), r"\bcublas\w*",
-            "write the matrix product as a kernel"),
-    Feature("cuRAND", ("curand.h", "curand_kernel.h"), r"\bcurand\w*",
-            "generate the random numbers on the host and copy them with cudaMemcpy"),
-    Feature("cuDNN, cuFFT, cuSPARSE, cuSOLVER and NCCL", ("cudnn.h", "cufft.h", "cusparse.h", "cusolverDn.h",
+            N_("use one block per tile, sharing data through global memory between launches")),
+    Feature(N_("FP8 types (<cuda_fp8.h>)"), ("cuda_fp8.h",), r"\b__nv_fp8\w*",
+            N_("use float, __half or __nv_bfloat16")),
+    Feature(N_("inline PTX assembly (asm)"), (), r"\basm\b|\b__asm__\b",
+            N_("write it in CUDA C++: intrinsics such as __shfl_sync, __ldg and atomicAdd are emulated")),
+    Feature(N_("cuBLAS"), ("cublas_v2.h", "cublas.h", "cublasLt.h", "cublas_api.h"), r"\bcublas\w*",
+            N_("write the matrix product as a kernel")),
+    Feature(N_("cuRAND"), ("curand.h", "curand_kernel.h"), r"\bcurand\w*",
+            N_("generate the random numbers on the host and copy them with cudaMemcpy")),
+    Feature(N_("cuDNN, cuFFT, cuSPARSE, cuSOLVER and NCCL"), ("cudnn.h", "cufft.h", "cusparse.h", "cusolverDn.h",
                                                         "nccl.h"),
-            r"\bcudnn\w*|\bcufft\w*|\bcusparse\w*|\bcusolver\w*|\bnccl\w*", "write the computation as kernels"),
+            r"\bcudnn\w*|\bcufft\w*|\bcusparse\w*|\bcusolver\w*|\bnccl\w*", N_("write the computation as kernels")),
 )
 
 ERROR = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<what>.*)$")
@@ -99,10 +101,11 @@ def _shim_refusal(compiler_output, lines):
         refusal = SHIM_REFUSAL.search(raw)
         if refusal and used_at:
             file, number = used_at
-            what, _, why = refusal.group("what").partition(" is not emulated by the CPU runtime")
+            what, _sep, why = refusal.group("what").partition(" is not emulated by the CPU runtime")
             why = why.lstrip(": ")
-            return (f"{what} is not emulated by the CPU runtime (your line {number} of {file}: "
-                    f"{_code(lines, file, number)})" + (f": {why}" if why else "") + f" ({WRITE_PLAIN})")
+            return (_("{what} is not emulated by the CPU runtime (your line {number} of {file}: {code})").format(
+                what=what, number=number, file=file, code=_code(lines, file, number))
+                + (f": {why}" if why else "") + f" ({_(WRITE_PLAIN)})")
     return None
 
 
@@ -131,8 +134,10 @@ def explain(compiler_output, sources):
             if number is not None:
                 found[asm] = (name, number, _code(lines, name, number))
                 break
-    said = [f"{feature.name} is not emulated by the CPU runtime (your line {number} of {file}: {code}); "
-            f"{feature.instead} ({WRITE_PLAIN})" for feature, (file, number, code) in found.items()]
+    said = [_("{feature} is not emulated by the CPU runtime (your line {number} of {file}: {code}); {instead} "
+              "({why})").format(feature=_(feature.name), number=number, file=file, code=code,
+                                instead=_(feature.instead), why=_(WRITE_PLAIN))
+            for feature, (file, number, code) in found.items()]
     said += _device_functions_missing(compiler_output, lines)
     return "\n".join(said) or None
 
@@ -153,9 +158,9 @@ def _device_functions_missing(compiler_output, lines):
             name = undeclared.group("name") or undeclared.group("dependent")
             named.setdefault(name, (m.group("file"), int(m.group("line"))))
     cuda = set(device_api.names() or ()) if named else set()
-    return [f"{name} is a CUDA device function that the CPU runtime does not emulate yet (your line {number} of "
-            f"{file}: {_code(lines, file, number)}); write it with the functions it does emulate "
-            f"(docs/cuda-cpu-runtime.md) ({WRITE_PLAIN})"
+    return [_("{name} is a CUDA device function that the CPU runtime does not emulate yet (your line {number} of "
+              "{file}: {code}); write it with the functions it does emulate (docs/cuda-cpu-runtime.md) ({why})")
+            .format(name=name, number=number, file=file, code=_code(lines, file, number), why=_(WRITE_PLAIN))
             for name, (file, number) in named.items() if name in cuda]
 
 
@@ -174,7 +179,7 @@ def main(args):
     if args.markdown:
         print(markdown(), end="")
         return 0
-    print("Not emulated by the CPU runtime (a file that uses one does not build; the message names your line):")
+    print(_("Not emulated by the CPU runtime (a file that uses one does not build; the message names your line):"))
     for f in FEATURES:
-        print(f"  {f.name}\n      instead: {f.instead}")
+        print(f"  {_(f.name)}\n      " + _("instead: {what}").format(what=_(f.instead)))
     return 0

@@ -95,3 +95,15 @@ def test_trap_and_a_launch_from_a_kernel_stop_the_launch_with_their_line(tmp_pat
     program = cuda_build.build_program(tmp_path, ["k.cu"])
     proc = subprocess.run([str(program)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and re.search(words, proc.stdout), proc.stdout + proc.stderr
+
+
+def test_what_is_not_emulated_is_said_in_the_grading_s_language(tmp_path, monkeypatch):
+    """The message, the feature and what to write instead come from the catalogs; the student's line and file stay
+    as they are."""
+    (tmp_path / "k.cu").write_text("#include <cublas_v2.h>\n" + MAIN)
+    monkeypatch.setenv("GRADER_LANG", "ja")
+    with pytest.raises(cuda_build.NotEmulated) as failure:
+        cuda_build.build_program(tmp_path, ["k.cu"])
+    message = str(failure.value)
+    assert "cuBLAS は CPU ランタイムではエミュレートされません（k.cu のあなたの 1 行目：#include <cublas_v2.h>）" in message
+    assert "行列積をカーネルとして書いてください" in message and "is not emulated" not in message, message
