@@ -277,7 +277,8 @@ def main(args):
     if args.course:
         course = Path(args.course)
         from grader.common import i18n  # a course released in a language (make release COURSE_LANG=...) speaks it
-        lang = i18n.course_language(course / "source" / "attention" / "grading" / "grader" / "locale"
+        from grader.course.notebook_source import ASSIGNMENT
+        lang = i18n.course_language(course / "source" / ASSIGNMENT / "grading" / "grader" / "locale"
                                     / i18n.COURSE_FILE.name)
         if lang:
             os.environ.setdefault(i18n.LANG_VAR, lang)
