@@ -9,8 +9,6 @@ CSS and the table's sorting script are inline; links to each student's feedback 
 report opens from disk next to the results. Light and dark follow the reader's setting; it prints.
 """
 
-import base64
-import html
 import os
 import statistics
 import sys
@@ -21,6 +19,9 @@ from grader.common import i18n
 from grader.common.i18n import N_, _, ngettext
 from grader.common.layout import KERNEL_EXERCISE, ROOT
 from grader.course import class_plots, class_results
+from grader.course.class_report_html import (breakable as _breakable, escaped as _e, fmt as _fmt, image as _img,
+                                             link as _link)
+from grader.course.notebook_source import ASSIGNMENT
 
 DEFAULT_OUT = ROOT / "build" / "course" / "report.html"
 ANDREA_SHAPE = "12x1024x64"
@@ -31,29 +32,6 @@ def add_arguments(parser):
     parser.add_argument("results", nargs="*", help="folders of <student>/results.json, or results.json files")
     parser.add_argument("--course", help="an nbgrader course after make autograde: its results/ and feedback/")
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="the HTML file (default: build/course/report.html)")
-
-
-def _e(text):
-    return html.escape(str(text), quote=True)
-
-
-def _breakable(text):
-    """text escaped, with a line break allowed after each underscore and dot: names such as apply_causal_mask and
-    kernel_writes_past_O.png would otherwise keep a column as wide as themselves."""
-    return _e(text).replace("_", "_<wbr>").replace(".", ".<wbr>")
-
-
-def _img(png, alt):
-    return f'<img alt="{_e(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
-
-
-def _link(path, out, label, breakable=False):
-    text = _breakable(label) if breakable else _e(label)
-    return f'<a href="{_e(Path(os.path.relpath(path, out.parent)).as_posix())}">{text}</a>'
-
-
-def _fmt(x):
-    return f"{x:g}"
 
 
 def exercises_section(subs):
@@ -176,9 +154,10 @@ def students_section(subs, out):
         for mistake, exercise in s.mistakes().items():
             by_exercise.setdefault(exercise, []).append(class_results.name_of(mistake))
         mistakes = "; ".join(f"{ex}: {', '.join(names)}" for ex, names in by_exercise.items())
-        links = (" ".join(_link(p, out, p.name, breakable=True) for p in s.feedback)
+        links = (" ".join(_link(p, out, p.name, can_break=True) for p in s.feedback)
                  or "<span class='muted'>" + _e(_("none")) + "</span>")
-        parts.append(f"<tr id='student-{_e(s.student)}'><td data-value='{_e(s.student)}'>{_breakable(s.student)}</td>{cells}"
+        name = f"<td data-value='{_e(s.student)}'>{_breakable(s.student)}</td>"
+        parts.append(f"<tr id='student-{_e(s.student)}'>{name}{cells}"
                      f"<td class='num' data-value='{s.total:g}'>{_fmt(s.total)} / {_fmt(s.max_score)}</td>"
                      f"<td data-value='{-1 if late is None else late:g}'>{_e(late_text)}</td>"
                      f"<td data-value='{_e(mistakes)}'>{_breakable(mistakes) or '-'}</td><td>{links}</td></tr>")
@@ -277,9 +256,8 @@ def main(args):
     if args.course:
         course = Path(args.course)
         from grader.common import i18n  # a course released in a language (make release COURSE_LANG=...) speaks it
-        from grader.course.notebook_source import ASSIGNMENT
-        lang = i18n.course_language(course / "source" / ASSIGNMENT / "grading" / "grader" / "locale"
-                                    / i18n.COURSE_FILE.name)
+        locale = course / "source" / ASSIGNMENT / "grading" / "grader" / "locale"  # the release's copy of grader/
+        lang = i18n.course_language(locale / i18n.COURSE_FILE.name)
         if lang:
             os.environ.setdefault(i18n.LANG_VAR, lang)
         if not (course / "results").is_dir():
