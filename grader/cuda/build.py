@@ -34,8 +34,7 @@ CXXFLAGS = ["-std=c++20", "-O2", "-g", "-fPIC", "-fno-strict-aliasing", "-pthrea
 LIBS = ["-lboost_context", "-ldl", "-pthread"]
 # a kernel library calls the runtime's functions (a barrier, a shuffle) directly, not through the PLT
 LINK_LOCAL = "-Wl,-Bsymbolic-functions" if sys.platform.startswith("linux") else ""
-# the runtime is compiled as one translation unit, RUNTIME_UNIT (csrc/cuda_cpu/runtime.ninja says why)
-RUNTIME_UNIT = "cuda_cpu_runtime.cpp"
+RUNTIME_UNIT = "cuda_cpu_runtime.cpp"  # the runtime, one translation unit (csrc/cuda_cpu/runtime.ninja: why)
 MAX_ERROR_LINES = 30
 
 class BuildError(Exception):
@@ -121,7 +120,8 @@ def _include_flags(include_dirs=()):
 
 
 def _unlisted_sources():
-    return sorted(p.name for p in RUNTIME_SRC.glob("*.cpp") if p.name not in runtime_sources())
+    listed = set(runtime_sources())
+    return sorted(p.name for p in RUNTIME_SRC.glob("*.cpp") if p.name not in listed)
 
 
 # Every CUDA file is compiled with `-include cuda_cpu.h`: parsing the header was 0.9 s of the reference kernel's
@@ -153,7 +153,7 @@ def runtime_objects(cxx="g++"):
                                    "csrc/cuda_cpu/runtime.ninja, so it would not be built: list it there")
         (out_dir / "build.ninja").write_text(
             f"# written by grader/cuda/build.py\ncxx = {cxx}\ncflags = {flags} {_include_flags()} -I{RUNTIME_SRC}\n"
-            f"runtime = {RUNTIME}\nsrc = {RUNTIME_SRC}\ninclude {BUILD_FILE}\n")
+            f"runtime = {RUNTIME}\nsrc = {RUNTIME_SRC}\nunit = {Path(RUNTIME_UNIT).stem}\ninclude {BUILD_FILE}\n")
         header = _start_precompiling_header(out_dir, cxx, flags) if wants_pch and _pch_missing(out_dir) else None
         try:
             proc = subprocess.run([_ninja(), "-C", str(out_dir)], capture_output=True, text=True)
@@ -189,7 +189,7 @@ def _finish_precompiling_header(out_dir, proc, tmp):
     if proc.returncode == 0:
         header = out_dir / "cuda_cpu.h"  # read where the PCH does not fit; its includes resolve as before (-I)
         header.unlink(missing_ok=True)
-        header.symlink_to(os.path.relpath(RUNTIME_INCLUDE / "cuda_cpu.h", out_dir))  # relative: a moved checkout keeps it
+        header.symlink_to(os.path.relpath(RUNTIME_INCLUDE / "cuda_cpu.h", out_dir))  # relative: a moved checkout too
         os.replace(tmp, out_dir / PCH)
     else:  # a compiler that cannot: every compile parses the header, as before
         tmp.unlink(missing_ok=True)

@@ -34,26 +34,33 @@ def reference_seconds(Q, K, V):
     """{version: seconds} of the reference kernels at this shape on this machine, measured once per machine and
     runtime (cached under the kernel cache, build/kernels/reference-times/), so the report costs a student's grade
     nothing after the first, and a class's time limits all follow from one measurement."""
+    return reference_measurement(Q, K, V)[0]
+
+
+def reference_measurement(Q, K, V):
+    """(reference_seconds, the machine's load when they were measured: machine_load, None if not recorded)."""
     from grader.cuda import build as cuda_build
     from grader.sandbox.client import Submission
     if not REFERENCE_KERNEL.is_file():  # the student release has no reference: no comparison
-        return {}
+        return {}, None
     cache = _reference_cache(Q)
     folder = cache.parent
     # measured by one grading at a time (the others of a class wait and read it): every student's kernel time limit
     # (grader/cuda/time_limits.py) follows from the same measurement
     with cuda_build._locked(folder):
         if cache.exists():  # {version: seconds}, and the machine's load then ("load")
-            return {int(k): v for k, v in json.loads(cache.read_text()).items() if k.isdigit()}
+            data = json.loads(cache.read_text())
+            return {int(k): v for k, v in data.items() if k.isdigit()}, data.get("load")
         times = {}
         for version in (1, 2):
             lib = cuda_build.build(REFERENCE_KERNEL, defines=[f"MICROGPT_VERSION={version}"])
             with Submission(REFERENCE_KERNEL.parent, kernel_library=lib, timeout=300) as sub:
                 sub.call("causal_attention_forward", Q, K, V)
                 times[version] = sub.kernel_seconds
-        cache.with_suffix(".tmp").write_text(json.dumps({**times, "load": machine_load()}))
+        load = machine_load()
+        cache.with_suffix(".tmp").write_text(json.dumps({**times, "load": load}))
         os.replace(cache.with_suffix(".tmp"), cache)  # only a whole measurement is ever read
-    return times
+    return times, load
 
 
 def machine_load():
@@ -61,12 +68,6 @@ def machine_load():
     2 cores waited for a core about half the time."""
     from grader.common import environment
     return round(os.getloadavg()[0] / max(1, environment.cores()), 2)
-
-
-def reference_load(Q):
-    """The load (machine_load) when reference_seconds was measured at Q's shape, or None."""
-    cache = _reference_cache(Q)
-    return json.loads(cache.read_text()).get("load") if REFERENCE_KERNEL.is_file() and cache.is_file() else None
 
 
 def cpu_note(kernel, seconds, Q, K, V, occupancy=""):
@@ -86,13 +87,13 @@ def cpu_note(kernel, seconds, Q, K, V, occupancy=""):
                "--gpu for another): {checked}; {built}").format(gpu=gpu.name, arch=gpu.arch, var=gpus.GPU_VAR,
                                                               checked=checked, built=built)]
     try:
-        refs = reference_seconds(Q, K, V)
+        refs, refs_load = reference_measurement(Q, K, V)
     except Exception as exc:  # the comparison is a courtesy: never a reason to fail the student's test
-        refs, lines = {}, lines + [_("(reference kernels not timed: {why})").format(why=exc)]
+        refs, refs_load, lines = {}, None, lines + [_("(reference kernels not timed: {why})").format(why=exc)]
     # the same figures as data, for the class report's distribution of kernel times (grader/course/class_report.py)
     records.add_data("kernel_seconds", {"shape": shape, "seconds": seconds, "device": "cpu", "load": machine_load(),
                                         "reference_seconds": {"tiled": refs.get(2), "four_kernels": refs.get(1)},
-                                        "reference_load": reference_load(Q) if refs else None})
+                                        "reference_load": refs_load})
     text = _("at {shape}: your kernel {seconds} s").format(shape=shape, seconds=f"{seconds:.2f}")
     if refs:
         text += "; " + _("on this machine the reference's tiled kernel takes {tiled} s and the lesson's four kernels "
