@@ -25,7 +25,7 @@ HEAP_MODES = {"fast": HEAP_SETTINGS, "lean": LEAN_HEAP_SETTINGS}
 # machine workarounds a worker's numpy needs too, and the CPU runtime's thread count (thread_env)
 # and the GPU the CPU runtime stands for (grader/cuda/gpus.py)
 WORKER_KEEPS = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
-                "CUDA_CPU_WORKERS", "GRADER_GPU", *HEAP_SETTINGS)
+                "CUDA_CPU_WORKERS", "CUDA_CPU_THREADS", "GRADER_GPU", *HEAP_SETTINGS)
 
 
 def heap_mode(env=None):

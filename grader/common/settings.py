@@ -35,6 +35,10 @@ KERNEL_DEVICE = Setting("GRADER_KERNEL_DEVICE", "auto", STUDENT, "auto, cpu or g
                         "ungraded (grades always come from the CPU runtime)")
 NVCC = Setting("GRADER_NVCC", "", MAINTAINER, "none: grade as a machine without nvcc does (the compile check scores "
                "0 and stays in the maximum)")
+CUDA_THREADS = Setting("GRADER_CUDA_THREADS", "auto", MAINTAINER, "auto or fibers: whether the build writes a "
+                       "coroutine copy of each function that waits, for the CPU runtime to measure against fibers "
+                       "(auto), or leaves every kernel on fibers (fibers); the runtime's own CUDA_CPU_THREADS=fibers "
+                       "or coroutines runs each kernel built both ways one way only")
 CACHE_DIR = Setting("GRADER_CACHE_DIR", "", STUDENT, "where built kernels and expected answers are kept (default: "
                     "build/ in the checkout)")
 HEAP = Setting("GRADER_HEAP", "fast", INSTRUCTOR, "fast or lean: lean trades speed for memory (Gradescope's "
@@ -63,7 +67,8 @@ CORPUS_TEST = Setting("GRADER_CORPUS_TEST", "", MAINTAINER, "1: run the adversar
 CLASS_TEST = Setting("GRADER_CLASS_TEST", "", MAINTAINER, "1: run the nbgrader class end to end (`make test-class`)")
 BROWSER_TEST = Setting("GRADER_BROWSER_TEST", "", MAINTAINER, "1: run the browser tests (`make test-browser`)")
 
-SETTINGS = (LANG, GPU, PROFILE, WARM, WARM_ARENA, KERNEL_DEVICE, CACHE_DIR, HEAP, HIDDEN_SEED, EXCHANGE, NVCC, ISOLATION, BWRAP,
+SETTINGS = (LANG, GPU, PROFILE, WARM, WARM_ARENA, KERNEL_DEVICE, CACHE_DIR, HEAP, HIDDEN_SEED, EXCHANGE, NVCC, CUDA_THREADS,
+            ISOLATION, BWRAP,
             EXPECTED_CACHE, CORPUS_TEST, CLASS_TEST, BROWSER_TEST, ISOLATION_POLICY, REPO, VERDICTS, WARM_GRADING,
             WORKER_TOKEN)
 BY_NAME = {s.name: s for s in SETTINGS}

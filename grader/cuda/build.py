@@ -7,16 +7,15 @@ import contextlib
 import fcntl
 import hashlib
 import os
-import platform
-import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from grader.common.layout import CACHE_ROOT, ROOT
-from grader.cuda import not_emulated, unit_names
+from grader.cuda import coroutines, not_emulated, thread_kinds, unit_names
 from grader.cuda.cuda_flags import CUDA_ARCH, CUDA_CHECKS, CUDA_FLAGS, PROFILED_FLAGS  # noqa: F401 (build.X too)
+from grader.cuda.compiler_messages import quoting_students_lines, student_errors
 from grader.cuda.rewrite import rewrite
 
 RUNTIME = ROOT / "csrc" / "cuda_cpu"
@@ -26,16 +25,15 @@ BUILD_FILE = RUNTIME / "runtime.ninja"  # their build, and the one list of them
 CACHE = CACHE_ROOT / "kernels"  # built kernels, keyed by content
 # -g: a fault's address becomes microgpt_cuda.cu:LINE (addr2line); stack-clash protection probes every page of a
 # large stack frame, so a thread that outgrows its stack always hits the guard page instead of another's stack.
-# -mtls-dialect=gnu2 (x86-64; aarch64 does so already): thread-locals (the running CUDA thread's coordinates, read
-# at every threadIdx) through TLS descriptors, a few instructions instead of a call to __tls_get_addr, still safe
-# in a library loaded by dlopen.
-CXXFLAGS = ["-std=c++20", "-O2", "-g", "-fPIC", "-fno-strict-aliasing", "-pthread", "-fstack-clash-protection",
-            *(["-mtls-dialect=gnu2"] if platform.machine() in ("x86_64", "AMD64") else [])]
+# Thread-locals (the CUDA thread's coordinates, read at every threadIdx) take GCC's default TLS dialect, a call to
+# __tls_get_addr: with TLS descriptors (-mtls-dialect=gnu2) vector registers stay live across the access, and glibc
+# 2.36's _dl_tlsdesc_dynamic clobbers them once a new library's thread-locals no longer fit the static TLS block
+# (the tenth kernel library loaded in one process: a launch's captured pointers came back zero).
+CXXFLAGS = ["-std=c++20", "-O2", "-g", "-fPIC", "-fno-strict-aliasing", "-pthread", "-fstack-clash-protection"]
 LIBS = ["-lboost_context", "-ldl", "-pthread"]
 # a kernel library calls the runtime's functions (a barrier, a shuffle) directly, not through the PLT
 LINK_LOCAL = "-Wl,-Bsymbolic-functions" if sys.platform.startswith("linux") else ""
 RUNTIME_UNIT = "cuda_cpu_runtime.cpp"  # the runtime, one translation unit (csrc/cuda_cpu/runtime.ninja: why)
-MAX_ERROR_LINES = 30
 
 class BuildError(Exception):
     """The student's file did not compile; str() is the compiler's message, trimmed to the student's lines."""
@@ -206,17 +204,48 @@ def _is_cuda(name):
     return Path(name).suffix in (".cu", ".cuh")
 
 
-def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++", cuda_flags=CUDA_FLAGS):
+def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++", cuda_flags=CUDA_FLAGS, copies=True):
     """Build `target` (a shared library `lib*.so`, else an executable) from files {name: text} in a folder keyed
     by everything that matters; CUDA files (.cu, .cuh) go through the rewrite, so a rewritten header is found
-    before the original by a quoted #include. compiled: the names among files to compile and link."""
+    before the original by a quoted #include. compiled: the names among files to compile and link.
+    Where it can be (and copies), a .cu file gets a coroutine copy of each function that waits (coroutines.py);
+    thread_kinds.py records which."""
     check_toolchain(cxx)
     texts = {name: rewrite(text, name) if _is_cuda(name) else text for name, text in files.items()}
     runtime = runtime_objects(cxx)
     flags = CXXFLAGS + [f"-D{d}" for d in defines]
-    out_dir = CACHE / _key(*(f"{n}\0{t}" for n, t in sorted(texts.items())), " ".join(compiled), target,
-                           str(runtime[0].parent), " ".join(map(str, include_dirs)), " ".join(flags + LIBS), cuda_flags,
-                           _compiler_id(cxx))
+    key_parts = (" ".join(compiled), target, str(runtime[0].parent), " ".join(map(str, include_dirs)),
+                 " ".join(flags + LIBS), cuda_flags, _compiler_id(cxx))
+    fibers_dir = CACHE / _key(*(f"{n}\0{t}" for n, t in sorted(texts.items())), *key_parts)
+    # the choice for this version of the copies: an unchanged file is parsed once
+    choice = fibers_dir / f"threads-choice-{coroutines.version()}.txt"
+    wanted = copies and thread_kinds.wanted()
+    if wanted and choice.exists():
+        kept = choice.read_text().split()
+        chosen = (CACHE / kept[1] if kept[0] == "both" else fibers_dir) / target
+        if chosen.exists():
+            return chosen
+    both_texts, kind = thread_kinds.plan(texts, compiled, include_dirs, defines) if copies else (None, None)
+    kind = kind or thread_kinds.FibersOnly()
+    if both_texts is not None:
+        both_dir = CACHE / _key(*(f"{n}\0{t}" for n, t in sorted(both_texts.items())), *key_parts)
+        try:
+            out = _compile(files, both_texts, compiled, target, both_dir, flags, include_dirs, cxx, cuda_flags,
+                           runtime, kind)
+        except (BuildError, NotEmulated) as error:  # built for fibers, whose errors are the student's to read
+            kind = thread_kinds.did_not_compile(error)
+        else:
+            thread_kinds.keep(choice, f"both {both_dir.name}\n")
+            return out
+    out = _compile(files, texts, compiled, target, fibers_dir, flags, include_dirs, cxx, cuda_flags, runtime, kind)
+    if wanted:
+        thread_kinds.keep(choice, "fibers\n")
+    return out
+
+
+def _compile(files, texts, compiled, target, out_dir, flags, include_dirs, cxx, cuda_flags, runtime, threads):
+    """Compile `texts` (rewritten) into out_dir/target with ninja, unless it is there; raise BuildError or
+    NotEmulated with the compiler's words about the student's `files`."""
     out = out_dir / target
     if out.exists():
         return out
@@ -237,7 +266,8 @@ def _build(files, compiled, target, *, defines=(), include_dirs=(), cxx="g++", c
             explained = not_emulated.explain(output, {n: t for n, t in files.items() if n in texts})
             if explained:
                 raise NotEmulated(explained)
-            raise BuildError(_student_errors(_quoting_students_lines(output, files), tuple(texts)))
+            raise BuildError(student_errors(quoting_students_lines(output, files), tuple(texts)))
+        thread_kinds.write(out_dir, threads)
         os.replace(out_dir / f"{target}.tmp", out)  # only a complete build is ever found in the cache
     return out
 
@@ -252,8 +282,9 @@ def build(source_path, *, defines=(), cxx="g++", resources=None, plain_cpp=False
     # the student's file is compiled as CUDA whatever its name
     name = source_path.name if _is_cuda(source_path.name) or plain_cpp else source_path.name + ".cu"
     files = {name: source_path.read_text(errors="replace"), **dict([resources] if resources else [])}
+    # the profiled build counts every load and store on fibers: a coroutine's own frame would count as traffic
     return _build(files, list(files), "libkernel.so", defines=defines, cxx=cxx,
-                  cuda_flags=PROFILED_FLAGS if profiled else CUDA_FLAGS)
+                  cuda_flags=PROFILED_FLAGS if profiled else CUDA_FLAGS, copies=not profiled)
 
 
 def build_program(folder, sources, *, files=None, include_dirs=(), defines=(), cxx="g++"):
@@ -267,34 +298,3 @@ def build_program(folder, sources, *, files=None, include_dirs=(), defines=(), c
                                              (".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl")]
     texts = {name: (folder / name).read_text(errors="replace") for name in names}
     return _build(texts, list(sources), "program", defines=defines, include_dirs=[folder, *include_dirs], cxx=cxx)
-
-
-LOCATION = re.compile(r"^([^:\s][^:]*):(\d+):")
-QUOTE = re.compile(r"^(\s*)(\d+) \| ")
-
-
-def _quoting_students_lines(text, originals):
-    """g++ quotes each error's line from the file it compiled: the rewritten one, whose first line is the #line
-    directive, so the quote is the line above the one it names. Quote the student's own line instead."""
-    out, where = [], None
-    for line in text.splitlines():
-        location, quote = LOCATION.match(line), QUOTE.match(line)
-        if location:
-            where = location.group(1)
-        elif quote and where in originals:
-            source, number = originals[where].splitlines(), int(quote.group(2))
-            if 0 < number <= len(source):
-                line = quote.group(0) + source[number - 1]
-        out.append(line)
-    return "\n".join(out)
-
-
-def _student_errors(text, filenames):
-    """The compiler's messages that matter to the student: their files' lines and every error."""
-    filenames = (filenames,) if isinstance(filenames, str) else tuple(filenames)
-    keep = [line for line in text.splitlines()
-            if line.startswith(filenames) or "error" in line or line.startswith(" ")]
-    keep = [line for line in keep if not line.startswith("FAILED:") and "ninja" not in line]
-    if len(keep) > MAX_ERROR_LINES:
-        keep = keep[:MAX_ERROR_LINES] + [f"... ({len(keep) - MAX_ERROR_LINES} more lines)"]
-    return "\n".join(keep) or text[-3000:]

@@ -70,9 +70,10 @@ def machine_load():
     return round(os.getloadavg()[0] / max(1, environment.cores()), 2)
 
 
-def cpu_note(kernel, seconds, Q, K, V, occupancy=""):
+def cpu_note(kernel, seconds, Q, K, V, occupancy="", threads=""):
     """The report for a kernel run on the CPU runtime; occupancy: the runtime's line per kernel launched (each
-    kernel's theoretical occupancy on the GPU it stands for, and what limits it)."""
+    kernel's theoretical occupancy on the GPU it stands for, and what limits it); threads: its line per kernel that
+    waits (how its threads ran, thread_choice.cpp)."""
     shape = "x".join(map(str, Q.shape))
     build = kernel.build_seconds or 0.0
     built = (_("built in {seconds} s").format(seconds=f"{build:.1f}") if build >= 0.05
@@ -82,9 +83,9 @@ def cpu_note(kernel, seconds, Q, K, V, occupancy=""):
     checked = (_("its launch limits are checked") if getattr(kernel, "resources_checked", True) else
                _("its launch limits are checked, except registers and static shared memory (they need nvcc's counts, "
                  "and nvcc is not here)"))
-    lines = [_("kernel report: ran on the CPU runtime (csrc/cuda_cpu: one fiber per CUDA thread; one test reruns it "
-               "with the threads in reverse order to catch races), standing for the {gpu} ({arch}; {var}=NAME or "
-               "--gpu for another): {checked}; {built}").format(gpu=gpu.name, arch=gpu.arch, var=gpus.GPU_VAR,
+    lines = [_("kernel report: ran on the CPU runtime (csrc/cuda_cpu: each CUDA thread a fiber, or a coroutine where "
+               "that measured faster; one test reruns it with the threads in reverse order to catch races), standing "
+               "for the {gpu} ({arch}; {var}=NAME or --gpu for another): {checked}; {built}").format(gpu=gpu.name, arch=gpu.arch, var=gpus.GPU_VAR,
                                                               checked=checked, built=built)]
     try:
         refs, refs_load = reference_measurement(Q, K, V)
@@ -109,4 +110,17 @@ def cpu_note(kernel, seconds, Q, K, V, occupancy=""):
         text += ("\n" + _("theoretical occupancy on the {gpu} (the CUDA occupancy calculator's rules, from each "
                           "kernel's first launch):").format(gpu=gpu.name) + "\n"
                  + "\n".join(f"  {line}" for line in runtime_words.render(occupancy).strip().splitlines()))
+    text += threads_words(getattr(kernel, "threads", None), threads)
     return "\n".join(lines + [text])
+
+
+def threads_words(kind, threads):
+    """How the threads of the kernels that wait ran: the runtime's line per kernel (measured both ways), or why
+    the build left them on fibers only."""
+    from grader.cuda import thread_kinds
+    if threads.strip():
+        return ("\n" + _("the threads of each kernel that waits (barriers, shuffles):") + "\n"
+                + "\n".join(f"  {line}" for line in runtime_words.render(threads).strip().splitlines()))
+    if isinstance(kind, thread_kinds.FibersOnly) and kind.why is not None:
+        return "\n" + _("the kernels that wait ran on fibers only: {why}").format(why=kind.why.words())
+    return ""

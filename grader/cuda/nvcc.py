@@ -12,7 +12,8 @@ import sysconfig
 from pathlib import Path
 
 from grader.common.layout import ROOT
-from grader.cuda.build import CACHE, BuildError, MissingToolchain, _key, _locked, _student_errors
+from grader.cuda.build import CACHE, BuildError, MissingToolchain, _key, _locked
+from grader.cuda.compiler_messages import student_errors
 
 NVCC_ARCH = "sm_90"  # a current architecture (Hopper); the check needs no GPU
 
@@ -161,6 +162,6 @@ def build_gpu(source_path, *, arch="native", defines=()):
                                "-o", str(out_dir / "libkernel_gpu.so.tmp")],
                               capture_output=True, text=True, timeout=600)
         if proc.returncode != 0:
-            raise BuildError(_student_errors(proc.stdout + proc.stderr, source_path.name))
+            raise BuildError(student_errors(proc.stdout + proc.stderr, source_path.name))
         os.replace(out_dir / "libkernel_gpu.so.tmp", lib)
     return lib

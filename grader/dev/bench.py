@@ -10,7 +10,6 @@ the scorecard).
 
 import ctypes
 import json
-import os
 import statistics
 import sys
 import subprocess
@@ -235,40 +234,8 @@ def _median_times(fn, repeat):
 
 
 def barriers_bench(console, repeat):
-    """Barriers and warp shuffles on the CPU runtime (grader/dev/bench_kernels/barriers.cu): grid (12, 1024) x 128
-    threads x 100 rounds, each round one __syncthreads() or one __shfl_xor_sync, beside the same arithmetic as
-    plain C++ loops (barrier_loops.cpp) on as many cores, in one run. The cost per CUDA thread per round is in CPU
-    time (all cores), so a loaded machine's waits do not count."""
-    from grader.cuda import build as cuda_build
-    here = Path(__file__).resolve().parent / "bench_kernels"
-    kernels = ctypes.CDLL(str(cuda_build.build(here / "barriers.cu")))
-    loops = ctypes.CDLL(str(cuda_build.build(here / "barrier_loops.cpp")))
-    grid_x, grid_y, threads, rounds = 12, 1024, 128, 100
-    workers = int(os.environ.get("CUDA_CPU_WORKERS") or len(os.sched_getaffinity(0)))  # as the runtime counts
-    count = grid_x * grid_y * threads * rounds
-    out, expected = (np.zeros(grid_x * grid_y * threads, np.float32) for _ in range(2))
-    p_out, p_expected = (a.ctypes.data_as(ctypes.c_void_p) for a in (out, expected))
-    table = Table(title=f"Barriers and shuffles, grid ({grid_x}, {grid_y}) x {threads} threads x {rounds} rounds, "
-                  f"{workers} cores, median of {repeat}", title_justify="left")
-    for col in ("measure", "wall (s)", "CPU (s)", "CPU ns per thread per round", "target", "verdict"):
-        table.add_column(col)
-    ok = True
-    for name, kernel, loop in (("__syncthreads()", kernels.barriers, loops.barrier_loops),
-                               ("__shfl_xor_sync", kernels.shuffles, loops.shuffle_loops)):
-        emulated = _median_times(lambda: kernel(p_out, grid_x, grid_y, threads, rounds), repeat)
-        plain = _median_times(lambda: loop(p_expected, grid_x, grid_y, threads, rounds, workers), repeat)
-        if not np.array_equal(out, expected):
-            raise RuntimeError(f"the {name} kernel and its plain loops disagree")
-        ns = emulated[1] / count * 1e9
-        good = ns <= BARRIER_TARGETS_NS[name]
-        ok &= good
-        table.add_row(f"{name}, CPU runtime", f"{emulated[0]:.3f}", f"{emulated[1]:.3f}", f"{ns:.1f}",
-                      f"<= {BARRIER_TARGETS_NS[name]:g}", "meets" if good else "MISSES")
-        table.add_row("  the same arithmetic as plain C++ loops", f"{plain[0]:.3f}", f"{plain[1]:.3f}",
-                      f"{plain[1] / count * 1e9:.1f}", "", "")
-    console.print(table)
-    return ok
-
+    from grader.dev import bench_barriers
+    return bench_barriers.barriers_bench(console, repeat)
 
 
 def speed_bench(console, repeat):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from grader.common.layout import ROOT
 from grader.cuda import build as cuda_build, nvcc
+from grader.cuda.compiler_messages import student_errors
 from grader.dev import cuda_samples
 
 CONFORMANCE = ROOT / "tests" / "cuda_conformance"
@@ -78,7 +79,7 @@ def nvcc_build(sources, folder, out, *, arch, include_dirs=(), extra=()):
            *(f"-I{d}" for d in (folder, *include_dirs)), *sources, "-o", str(out)]
     proc = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
-        raise cuda_build.BuildError(cuda_build._student_errors(proc.stdout + proc.stderr, tuple(sources)))
+        raise cuda_build.BuildError(student_errors(proc.stdout + proc.stderr, tuple(sources)))
     return out
 
 

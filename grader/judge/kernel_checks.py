@@ -115,7 +115,7 @@ def check_kernel(kernel, Q, K, V, *, what, order="forward", timing=False):
     if timing and got is not None:
         from grader.cuda import kernel_report
         records.add_note("cuda_kernel", kernel_report.cpu_note(kernel, runner.kernel_seconds, Q, K, V,
-                                                               occupancy=runner.occupancy))
+                                                               occupancy=runner.occupancy, threads=runner.threads))
     if warnings:
         records.add_note("cuda_kernel", warnings)
     with timed("compare"):

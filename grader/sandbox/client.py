@@ -62,7 +62,7 @@ class Submission:
         self._oom_kills = None  # the machine's out-of-memory kills when the running worker started
         self._read_source, self._forbidden, self._reaches = read_source, {}, {}  # what the judge read in the file
         self.warnings = ""  # kernel workers: the runtime's warnings from the last call
-        self.occupancy = ""  # CPU runs: each kernel's occupancy on the GPU the runtime stands for, a line each
+        self.occupancy = self.threads = ""  # CPU runs, as the runtime said them: occupancy, how threads ran
         self.profile = ""  # a profiled build's run: csrc/cuda_cpu/src/profile.cpp's counts, a line per instruction
         self.cpu_limit = None  # CPU seconds of the next worker started (None: isolation.CPU_LIMIT)
         self.cpu_used = 0.0  # CPU seconds the running worker has used, as of its last answer
@@ -169,7 +169,7 @@ class Submission:
             raise NotImplementedYet(_("{func}: not implemented yet (it left O untouched)").format(func=func))
         warnings, occupancy = header.get("warnings"), header.get("occupancy")
         self.warnings = runtime_words.render(warnings) if isinstance(warnings, str) else ""
-        self.occupancy = occupancy if isinstance(occupancy, str) else ""  # as the runtime said it (runtime_words)
+        self.occupancy, self.threads = (x if isinstance(x, str) else "" for x in (occupancy, header.get("threads")))
         self.profile = header.get("profile") if isinstance(header.get("profile"), str) else ""
         seconds = header.get("seconds")
         self.kernel_seconds = float(seconds) if isinstance(seconds, (int, float)) else 0.0

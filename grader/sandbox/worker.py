@@ -154,6 +154,7 @@ def load_kernel(path, fault_fd, gpu=False):
         lib.cuda_cpu_warnings.restype = ctypes.c_char_p
         lib.cuda_cpu_launch_refused.restype = ctypes.c_char_p
         lib.cuda_cpu_occupancy.restype = ctypes.c_char_p
+        lib.cuda_cpu_threads.restype = ctypes.c_char_p
         lib.cuda_cpu_profile_report.restype = ctypes.c_char_p
         lib.cuda_cpu_guarded_alloc.restype = ctypes.c_void_p
         lib.cuda_cpu_guarded_alloc.argtypes = [ctypes.c_size_t, ctypes.c_char_p]
@@ -218,12 +219,14 @@ def run_kernel(lib, request, arrays):
     warnings = (lib.cuda_cpu_warnings() or b"").decode(errors="replace")
     refused = (lib.cuda_cpu_launch_refused() or b"").decode(errors="replace")
     occupancy = (lib.cuda_cpu_occupancy() or b"").decode(errors="replace")
+    threads = (lib.cuda_cpu_threads() or b"").decode(errors="replace")
     O = buffers[3][1].copy()
     for address, _ in buffers:
         lib.cuda_cpu_guarded_free(address)
     untouched = bool(np.all(O.view(np.uint32) == UNTOUCHED))
     return {"status": "ok", "kind": "array", "launch_error": _short(error), "launch_refused": _short(refused),
             "untouched": untouched, "warnings": _short(warnings), "occupancy": _short(occupancy),
+            "threads": _short(threads),
             "profile": profile[:1 << 20], "seconds": seconds}, [O]
 
 

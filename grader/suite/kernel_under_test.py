@@ -30,6 +30,7 @@ class KernelUnderTest:
         self.timed_out = None  # (work, case, words) of the smallest run that ran past its limit
         self._andrea = None  # the lesson's kernel's time at ANDREA-120M here (time_limits.lesson_seconds_at_andrea)
         self.build_seconds = None
+        self.threads = None  # how its kernels that wait may run (grader/cuda/thread_kinds.py), once built
         self._gpu = None  # (Submission or None, why not): the device build, once asked for
 
     def time_limit(self, Q):
@@ -66,6 +67,8 @@ class KernelUnderTest:
                     started = time.perf_counter()
                     from grader.cuda import resources  # with nvcc's register counts, for the launch checks
                     lib, self.resources_checked = resources.build_counted(self.source)
+                    from grader.cuda import thread_kinds
+                    self.threads = thread_kinds.threads_of(lib)
                     self.build_seconds = time.perf_counter() - started
                     self._runner = Submission(self.source.parent, timeout=self.timeout, kernel_library=lib)
                 except cuda_build.MissingToolchain as exc:

@@ -53,6 +53,8 @@ T by_words(const T& v, Shuffle shuffle) {
 class thread_group {
   public:
     explicit thread_group(unsigned tile_size) : tile_(tile_size) {}  // 0: the whole block
+    // the lanes its sync waits for within a warp; 0: a whole-block barrier (cuda_cpu/detail/coroutines.h)
+    unsigned cuda_cpu_sync_lanes() const { return tile_ <= 32 ? tile_ : 0; }
     void sync(cuda_cpu_here at = cuda_cpu_here::current()) const {
         if (tile_ == 0) cuda_cpu::syncthreads(static_cast<int>(at.line()));
         else detail::tile_sync(tile_, static_cast<int>(at.line()));
@@ -70,6 +72,7 @@ class thread_group {
 class thread_block {
   public:
     void sync(cuda_cpu_here at = cuda_cpu_here::current()) const { cuda_cpu::syncthreads(static_cast<int>(at.line())); }
+    unsigned cuda_cpu_sync_lanes() const { return 0; }
     unsigned thread_rank() const { return detail::block_rank(); }
     unsigned size() const { return detail::block_size(); }
     unsigned long long num_threads() const { return detail::block_size(); }
@@ -102,6 +105,7 @@ class thread_block_tile {
     operator thread_group() const { return thread_group(N); }
     static unsigned mask() { return detail::tile_mask(N); }
     void sync(cuda_cpu_here at = cuda_cpu_here::current()) const { detail::tile_sync(N, static_cast<int>(at.line())); }
+    static unsigned cuda_cpu_sync_lanes() { return N <= 32 ? N : 0; }
     unsigned thread_rank() const { return detail::block_rank() % N; }
     static constexpr unsigned size() { return N; }
     static constexpr unsigned long long num_threads() { return N; }

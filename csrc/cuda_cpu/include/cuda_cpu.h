@@ -8,8 +8,10 @@
 // reading the previous block's values).
 //
 // What a grade depends on behaves as on the hardware:
-//   - every CUDA thread is a fiber (scheduler.cpp); __syncthreads is a real block barrier, and threads that have
-//     exited count as arrived; threads waiting at different barriers are reported as divergence, with both lines;
+//   - every CUDA thread is a fiber (scheduler.cpp), or, for a kernel the build also wrote as a coroutine where
+//     that measures faster, a coroutine (cuda_cpu/detail/coroutines.h); __syncthreads is a real block barrier, and
+//     threads that have exited count as arrived; threads waiting at different barriers are reported as
+//     divergence, with both lines;
 //   - warp collectives (__shfl*_sync, __syncwarp) are a rendezvous of the lanes in the mask; warpSize is 32;
 //   - blocks run on all cores; atomics are real atomics;
 //   - the order in which a block's threads run between barriers can be changed (forward, reverse), so a missing

@@ -62,6 +62,7 @@ void CallState::begin() {
     first_failure.clear();
     first_refusal.clear();
     occupancy.clear();
+    threads.clear();
     failure_code = cudaSuccess;
     warnings.clear();
     warned_early_return = false;
@@ -129,6 +130,7 @@ extern "C" const char* cuda_cpu_warnings() { return cuda_cpu::call.warnings.c_st
 extern "C" const char* cuda_cpu_launch_refused() { return cuda_cpu::call.first_refusal.c_str(); }
 // Each kernel's theoretical occupancy on the GPU the runtime stands for, from its first launch of the call.
 extern "C" const char* cuda_cpu_occupancy() { return cuda_cpu::call.occupancy.c_str(); }
+extern "C" const char* cuda_cpu_threads() { return cuda_cpu::call.threads.c_str(); }
 
 // Called by the grader before each causal_attention_forward: a fresh start, as a new process would have.
 extern "C" void cuda_cpu_begin_call() {

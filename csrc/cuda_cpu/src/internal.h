@@ -24,6 +24,7 @@ struct CallState {
     std::string warnings;                // one per line (cuda_cpu_warnings)
     std::string first_refusal;           // a launch the GPU would refuse (launch_checks.cpp; cuda_cpu_launch_refused)
     std::string occupancy;               // a line per kernel launched (occupancy.cpp; cuda_cpu_occupancy)
+    std::string threads;                 // a line per kernel that waits: how its threads ran (cuda_cpu_threads)
 
     bool start_launch();                 // false (and the launch fails) after an earlier failure of this call
     void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);

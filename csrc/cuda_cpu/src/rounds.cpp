@@ -103,6 +103,8 @@ bool build_round(Block& b, unsigned k, bool fresh = false) {
     return !b.round.empty();
 }
 
+}  // namespace
+
 // The usual warp collective: every live lane of the warp ran in the round that just ended and waits at one
 // collective with one mask. They all get what it gives them (as release_group would) and run again, the same
 // round, without a pass over the warp to find them.
@@ -127,8 +129,6 @@ bool release_whole_round(Block& b) {
     start_round(b);
     return true;
 }
-
-}  // namespace
 
 void prepare_rounds(Block& b, int order) {
     unsigned n = static_cast<unsigned>(b.threads.size());

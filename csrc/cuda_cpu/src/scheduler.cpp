@@ -21,36 +21,6 @@ namespace {
 
 struct Unwind {};  // thrown at the barrier where a thread of a failed block stopped, so its stack unwinds
 
-// Stacks (64 KiB, a guard page below) outlive the launch that made them: a launch takes them from here and gives
-// them back, so a kernel launched many times does not map and unmap a stack per CUDA thread each time.
-std::mutex stacks_mutex;
-std::vector<ctx::stack_context> spare_stacks;
-constexpr size_t kSpareStacks = 2048;
-// Each runner starts its stack at a different offset: stacks of one size start at addresses that map to the same
-// cache sets, so a round of 32 threads switching stacks would evict one another's top frames at every switch.
-constexpr size_t kStagger = 16 * 1024;
-size_t stagger(size_t k) { return (k % 64) * 64 + (k / 64 % 4) * 4096; }
-
-ctx::stack_context take_stack() {
-    {
-        std::lock_guard<std::mutex> lock(stacks_mutex);
-        if (!spare_stacks.empty()) {
-            ctx::stack_context s = spare_stacks.back();
-            spare_stacks.pop_back();
-            return s;
-        }
-    }
-    return ctx::protected_fixedsize_stack(kStackBytes + kStagger).allocate();
-}
-
-void give_back_stack(ctx::stack_context s) {
-    {
-        std::lock_guard<std::mutex> lock(stacks_mutex);
-        if (spare_stacks.size() < kSpareStacks) return spare_stacks.push_back(s);
-    }
-    ctx::protected_fixedsize_stack(kStackBytes + kStagger).deallocate(s);
-}
-
 void runner_main();
 
 Runner* take_runner(Block& b) {
@@ -59,14 +29,7 @@ Runner* take_runner(Block& b) {
         b.idle.pop_back();
         return r;
     }
-    b.runners.push_back(std::make_unique<Runner>());
-    Runner* r = b.runners.back().get();
-    r->stack = take_stack();
-    size_t skip = stagger(b.runners.size());
-    r->top = static_cast<char*>(r->stack.sp) - skip;
-    r->size = r->stack.size - skip;
-    r->context = make_context(r->top, r->size, runner_main);
-    return r;
+    return new_runner(b, runner_main);
 }
 
 // Make `t` the running thread, on a runner of its own (or on `free_runner`, whose thread has ended). Returns the
@@ -142,6 +105,7 @@ void runner_after_stop() {
 
 // Run the threads of b.round, in order, each until it waits or ends.
 void run_round(Block& b) {
+    if (b.start != nullptr) return run_coroutines(b);
     Runner* r = enter(b, *b.round[b.round_pos], nullptr);
     switch_context(&b.scheduler, r->context);
 }
@@ -153,6 +117,7 @@ void run_round(Block& b) {
 // the dropped frames no longer need.
 [[noreturn]] void stop_thread_now() {
     Block& b = *block;
+    if (b.start != nullptr) stop_coroutine_now(b);
     Thread& t = *b.current;
     Runner* r = t.runner;
     thread_ended(b, t, r);
@@ -166,10 +131,6 @@ void run_round(Block& b) {
 void unwind_at_wait(Block& b) {
     if (!b.unwinding) return;  // the block failed while this thread waited: its stack unwinds from here
     if (std::uncaught_exceptions() == 0) throw Unwind{};
-}
-
-Block::~Block() {
-    for (auto& r : runners) give_back_stack(r->stack);  // every runner is idle: unwind_stopped ran
 }
 
 namespace {
@@ -194,6 +155,7 @@ int run_order() {
 
 // After a failed block, threads stopped at a barrier unwind their stacks (destructors run), freeing their runners.
 void unwind_stopped(Block& b) {
+    if (b.start != nullptr) return unwind_coroutines(b);
     b.unwinding = true;
     for (Thread& t : b.threads) {
         if (t.runner == nullptr) continue;
@@ -204,14 +166,22 @@ void unwind_stopped(Block& b) {
     b.unwinding = false;
 }
 
-void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>& body, int order) {
+// A kernel's call: on fibers (body), or as a coroutine per thread (start).
+struct Kernel {
+    const std::function<void()>* body;
+    const std::function<void*(Parked*)>* start;
+};
+
+void run_block(const LaunchConfig& cfg, uint3 bidx, Kernel kernel, int order) {
     Block& b = *block;
     profile_block_begin();
     unsigned n = cfg.block.x * cfg.block.y * cfg.block.z;
     b.at_barrier = b.at_warp = b.done = 0;
     b.divergent = false;
     start_shared(b, cfg);
-    b.body = &body;
+    b.body = kernel.body;
+    b.start = kernel.start;
+    b.frames.reset();
     // The threads are kept from block to block of a launch (every runner came back when the last block ended,
     // in unwind_stopped): only the block index and the state change.
     if (b.threads.size() != n) {
@@ -219,7 +189,10 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>&
         Thread* t = b.threads.data();
         for (unsigned z = 0; z < cfg.block.z; ++z)
             for (unsigned y = 0; y < cfg.block.y; ++y)
-                for (unsigned x = 0; x < cfg.block.x; ++x, ++t) t->coords = {{x, y, z}, bidx, cfg.block, cfg.grid};
+                for (unsigned x = 0; x < cfg.block.x; ++x, ++t) {
+                    t->coords = {{x, y, z}, bidx, cfg.block, cfg.grid};
+                    t->owner = &b;
+                }
         prepare_rounds(b, order);
     }
     for (Thread& t : b.threads) {
@@ -251,9 +224,7 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, const std::function<void()>&
     profile_block_end();
 }
 
-}  // namespace
-
-void run_grid(const LaunchConfig& cfg, const std::function<void()>& body) {
+void run_launch(const LaunchConfig& cfg, Kernel kernel) {
     if (!launch_allowed(cfg)) return;  // what the GPU it stands for refuses (launch_checks.cpp)
     if (char why[400]; shared_declared_outside_functions(why, sizeof why)) return fail_launch(why);
     note_occupancy(cfg);
@@ -267,13 +238,17 @@ void run_grid(const LaunchConfig& cfg, const std::function<void()>& body) {
     int order = run_order();
     std::atomic<unsigned> next{0};
     if (!call.start_launch()) return;  // after a failed launch every later launch fails too, as on a GPU
+    ThreadChoice choice(cfg, blocks, kernel.body != nullptr && kernel.start != nullptr);
     auto work = [&] {
         prepare_thread_for_faults();
         Block* mine = new Block();
         block = mine;
-        for (unsigned i; (i = next++) < blocks && !call.launch_failed.load();)
-            run_block(
-                cfg, {i % cfg.grid.x, (i / cfg.grid.x) % cfg.grid.y, i / (cfg.grid.x * cfg.grid.y)}, body, order);
+        for (unsigned i; (i = next++) < blocks && !call.launch_failed.load();) {
+            uint3 bidx{i % cfg.grid.x, (i / cfg.grid.x) % cfg.grid.y, i / (cfg.grid.x * cfg.grid.y)};
+            choice.run(i, [&](bool co) {
+                run_block(cfg, bidx, co ? Kernel{nullptr, kernel.start} : Kernel{kernel.body, nullptr}, order);
+            });
+        }
         block = nullptr;
         here = nullptr;  // a fault from now on is in host code
         delete mine;
@@ -282,7 +257,16 @@ void run_grid(const LaunchConfig& cfg, const std::function<void()>& body) {
     for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work);
     work();
     for (auto& t : pool) t.join();
+    choice.report();
     check_guarded_memory();
+}
+
+}  // namespace
+
+void run_grid(const LaunchConfig& cfg, const std::function<void()>& body) { run_launch(cfg, {&body, nullptr}); }
+void run_grid_co(const LaunchConfig& cfg, const std::function<void()>& body,
+                 const std::function<void*(Parked*)>& start) {
+    run_launch(cfg, {&body, &start});
 }
 
 }  // namespace cuda_cpu

@@ -6,6 +6,8 @@
 
 #include <boost/context/protected_fixedsize_stack.hpp>
 
+#include <atomic>
+#include <csetjmp>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -40,14 +42,42 @@ struct SharedMemory {
     ~SharedMemory();
 };
 
-struct Thread {
+struct Block;
+
+// Parked (launch.h) first: a kernel that waits as a coroutine (coroutine_threads.cpp) keeps where it goes on there
+// (frame) and reads what a warp collective gave it (result).
+struct Thread : Parked {
     Coordinates coords;
+    Block* owner = nullptr;
     Runner* runner = nullptr;  // the fiber running this thread, from its start until it ends
+    void* root = nullptr;      // a coroutine's kernel frame (frame: the innermost, where it waits)
     State state = State::Ready;
     int line = 0;  // where it waits
     unsigned mask = 0;
-    uint64_t payload = 0, result = 0;
+    uint64_t payload = 0;
     int src_lane = 0;
+};
+
+// Coroutine frames (coroutine_threads.cpp): taken in order from chunks kept from block to block, all given back
+// at once when a block starts.
+struct FrameArena {
+    std::vector<std::unique_ptr<char[]>> chunks;
+    std::vector<size_t> sizes;
+    size_t chunk = 0;  // the chunk [next, limit) is in
+    char *next = nullptr, *limit = nullptr;
+    void* take(size_t bytes) {
+        bytes = (bytes + 15) & ~size_t(15);
+        if (static_cast<size_t>(limit - next) < bytes) return take_from_next_chunk(bytes);
+        void* p = next;
+        next += bytes;
+        return p;
+    }
+    void* take_from_next_chunk(size_t bytes);
+    void reset() {
+        chunk = 0;
+        next = limit = chunks.empty() ? nullptr : chunks[0].get();
+        if (next) limit += sizes[0];
+    }
 };
 
 // Per core: the block being run.
@@ -57,7 +87,11 @@ struct Block {
     int predicates_true = 0, predicates_seen = 0, released_true = 0, released_seen = 0;
     SharedMemory shared;  // this block's __shared__ arrays, each in a guarded window (shared_memory.cpp)
     Thread* current = nullptr;
-    const std::function<void()>* body = nullptr;  // the launch's kernel call
+    const std::function<void()>* body = nullptr;  // the launch's kernel call, on fibers
+    const std::function<void*(Parked*)>* start = nullptr;  // or its coroutine's start, for a kernel that waits as one
+    FrameArena frames;
+    Runner* co_runner = nullptr;  // the one stack the coroutines of its blocks run on (coroutine_threads.cpp)
+    std::jmp_buf escape;  // where a coroutine thread that stops without unwinding (stop_thread_now) lands
     std::vector<std::unique_ptr<Runner>> runners;
     std::vector<Runner*> idle;
     // The scheduler hands the core to a round of threads (the ready lanes of one warp, in run order): each thread
@@ -100,6 +134,9 @@ struct Runner {
     Thread* assigned = nullptr;
 };
 
+// runners.cpp: a new runner of b whose context, first resumed, calls entry() on its own stack
+Runner* new_runner(Block& b, void (*entry)());
+
 // scheduler.cpp: the running thread (on runner `from`) has waited or ended: hand the core on
 void pass_on(Block& b, Runner* from);
 // a thread that waits while its block unwinds (a destructor's barrier) or is released into an unwinding block
@@ -107,9 +144,8 @@ void unwind_at_wait(Block& b);
 
 // Park the running thread of b (at a barrier or a warp collective) until its release. Inline: it is most of what
 // a barrier or a shuffle costs, and each call level saves registers the context switch saves again.
-inline void wait_here(Block& b, State state, int line) {
-    Thread& t = *b.current;
-    if (b.unwinding) return unwind_at_wait(b);  // nothing left to wait for
+// The bookkeeping of a wait: the counts that let a barrier or a warp collective go without a pass over the block.
+inline void note_wait(Block& b, Thread& t, State state, int line) {
     t.state = state;
     t.line = line;
     if (state == State::AtWarp) {
@@ -124,6 +160,15 @@ inline void wait_here(Block& b, State state, int line) {
     } else if (line != b.barrier_line) {
         b.divergent = true;  // reported once no thread can move on
     }
+}
+
+[[noreturn]] void fiber_wait_in_coroutine(Block& b, int line);  // coroutine_threads.cpp
+
+inline void wait_here(Block& b, State state, int line) {
+    Thread& t = *b.current;
+    if (b.unwinding) return unwind_at_wait(b);  // nothing left to wait for
+    if (b.start != nullptr) fiber_wait_in_coroutine(b, line);
+    note_wait(b, t, state, line);
     pass_on(b, t.runner);  // back here once released
     if (b.unwinding) unwind_at_wait(b);
 }
@@ -136,6 +181,30 @@ void release_barrier(Block& b);     // every thread waits at one barrier: they a
 // A round is over: set up the next one as the scheduler would. False: what comes next is the scheduler's to
 // decide (the block ended or failed, divergence, threads that returned before a barrier, unwinding).
 bool continue_block(Block& b);
+// The usual warp collective: every lane of the round waits at one collective with one mask: release them all.
+bool release_whole_round(Block& b);
+
+// thread_choice.cpp: for a launch of a kernel built both ways, which way each block runs (measured on the first)
+struct ThreadChoice {
+    std::string name, key;  // empty key: the kernel runs on fibers only
+    unsigned measured = 0;  // the first blocks, each way in turn, timed
+    bool earlier = false;   // decided by an earlier launch
+    int forced = -1;        // CUDA_CPU_THREADS: 0 fibers, 1 coroutines
+    std::atomic<int> decided{-1};  // 0 fibers, 1 coroutines; -1 while measuring
+    std::atomic<unsigned> timed{0};
+    std::atomic<uint64_t> spent[2] = {0, 0};  // CPU ns of the measured blocks on fibers, as coroutines
+    ThreadChoice(const LaunchConfig& cfg, unsigned blocks, bool both);
+    bool as_coroutines(unsigned block) const;
+    void run(unsigned block, const std::function<void(bool)>& run_block);  // run_block(as coroutines)
+    void report() const;  // its line for the kernel report (call.threads), once a call
+};
+
+// coroutine_threads.cpp: run b.round (and the rounds after it, as continue_block decides) on coroutines; destroy
+// the frames of threads a failed block stopped; end the running thread where it is (a fault handler's)
+void run_round_co(Block& b);
+void run_coroutines(Block& b);  // run_round_co on b's coroutine runner: a fiber's stack, guarded, for all of them
+void unwind_coroutines(Block& b);
+[[noreturn]] void stop_coroutine_now(Block& b);
 
 // barrier_reports.cpp
 std::string describe_waits(const std::vector<Thread>& ts);

@@ -44,6 +44,32 @@ struct Coordinates {  // (named so as not to collide with the threadIdx... macro
 extern thread_local Coordinates* here;
 
 void run_grid(const LaunchConfig& cfg, const std::function<void()>& body);
+// A kernel that waits, as a coroutine (cuda_cpu/detail/coroutines.h): `start` makes a thread's, stopped before
+// its first line, and returns its frame. Parked: what a coroutine sees of its CUDA thread (the start of the
+// runtime's Thread): where it goes on, and what its release gave it (a shuffle's value, a vote).
+struct Parked {
+    void* frame = nullptr;
+    uint64_t result = 0;
+};
+void run_grid_co(const LaunchConfig& cfg, const std::function<void()>& body,
+                 const std::function<void*(Parked*)>& start);
+// A kernel built both ways (coroutines.h: CUDA_CPU_KERNEL): as cuda_cpu.h calls it, and as its coroutine.
+template <class Fiber, class Coroutine>
+struct Both {
+    Fiber fiber;
+    Coroutine coroutine;
+};
+template <class Fiber, class Coroutine>
+Both<Fiber, Coroutine> both(Fiber f, Coroutine c) { return {f, c}; }
+template <class T>
+struct is_both : std::false_type {};
+template <class F, class C>
+struct is_both<Both<F, C>> : std::true_type {};
+// whether C can be called with the elements of Tuple (lvalues): a kernel that has a coroutine
+template <class C, class Tuple, class = std::make_index_sequence<std::tuple_size_v<Tuple>>>
+struct applicable;
+template <class C, class Tuple, size_t... I>
+struct applicable<C, Tuple, std::index_sequence<I...>> : std::is_invocable<C&, std::tuple_element_t<I, Tuple>&...> {};
 // site: one address per __shared__ declaration and per template instantiation (a static in a lambda there)
 void* block_shared(const void* site, size_t bytes, size_t align, const char* name, int line);
 void* dynamic_shared_base(const char* name);
@@ -98,7 +124,20 @@ void launch(Call call, const LaunchConfig& cfg, Args&&... args) {
     if (here != nullptr) launched_from_a_kernel(cfg.line);
     std::tuple<std::decay_t<Args>...> packed(std::forward<Args>(args)...);
     std::apply([&cfg](const auto&... a) { check_pointer_arguments(cfg, a...); }, packed);
-    run_grid(cfg, [&packed, &call] { std::apply(call, packed); });
+    if constexpr (!is_both<Call>::value) {
+        run_grid(cfg, [&packed, &call] { std::apply(call, packed); });
+    } else {
+        auto fiber = [&packed, &call] { std::apply(call.fiber, packed); };
+        if constexpr (!applicable<decltype(call.coroutine), decltype(packed)>::value) {
+            run_grid(cfg, fiber);  // a kernel that does not wait: no coroutine was written for it
+        } else {
+            run_grid_co(cfg, fiber, [&packed, &call](Parked* t) -> void* {
+                auto kernel = std::apply(call.coroutine, packed);
+                kernel.handle.promise().thread = t;
+                return kernel.handle.address();
+            });
+        }
+    }
 }
 
 template <class T>

@@ -1,0 +1,271 @@
+// cuda_cpu/detail/coroutines.h: kernels that wait, also as C++ coroutines.
+//
+// A kernel that waits (at a barrier, a warp shuffle or vote) needs each CUDA thread to stop there and go on later.
+// On a fiber that costs a stack per thread and a switch of every register (9-35 ns a barrier, the most where a
+// block's stacks no longer fit the core's cache). The build (grader/cuda/coroutines.py) also writes each function
+// that waits as a C++20 coroutine beside the original: the same function with cuda_cpu::co::Tag first, returning
+// cuda_cpu::co::Kernel (a kernel) or cuda_cpu::co::Task<T> (a __device__ function), its waits co_await
+// expressions. A thread's stopped state is then only the variables it keeps across the wait, in a frame from the
+// block's arena, and going on is one call. But those variables live in memory the compiler must assume any store
+// may change, so code between waits runs slower than on a fiber's stack (a tiled kernel with per-thread arrays: a
+// few times slower). Which way is faster depends on the kernel: the runtime measures both on a launch's first
+// blocks and runs the rest the faster way (thread_choice.cpp). Both go through the same scheduler (scheduler.cpp):
+// the same rounds, passes, releases and reports of divergent barriers.
+//
+// The transformed file includes this header before its first line.
+#pragma once
+
+#include <coroutine>
+#include <exception>
+#include <utility>
+
+
+namespace cuda_cpu {
+namespace co {
+
+constexpr int kVoteLane = -2;  // as scheduler.h's: a warp rendezvous that votes instead of shuffling
+struct Tag {};  // a coroutine copy's first parameter: what tells it from the function it copies
+constexpr Tag tag{};
+
+// coroutine_threads.cpp: the runtime's side
+void* frame(size_t bytes);  // a coroutine frame, from the running block's arena (given back with the block)
+// the running thread stops at a wait, and goes on from `frame` once released
+void at_barrier(Parked* t, void* frame, int line);
+void at_counting_barrier(Parked* t, void* frame, int line, int predicate);
+void at_warp(Parked* t, void* frame, int line, unsigned mask, uint64_t payload, int src_lane);
+uint64_t counts(Parked* t);  // a barrier's counts: how many brought true (low word), how many came (high word)
+void finished(Parked* t);    // its kernel returned, or its thread ended (ThreadStopped)
+
+struct Frames {  // every frame comes from the block's arena and goes back with it
+    static void* operator new(size_t n) { return frame(n); }
+    static void operator delete(void*) noexcept {}
+};
+
+// A kernel that waits: one coroutine per CUDA thread, started by the scheduler, which resumes it after each wait.
+struct Kernel {
+    struct promise_type : Frames {
+        Parked* thread = nullptr;  // set by the launch before the first resume
+        Kernel get_return_object() noexcept { return {std::coroutine_handle<promise_type>::from_promise(*this)}; }
+        std::suspend_always initial_suspend() noexcept { return {}; }
+        struct Ended {
+            bool await_ready() noexcept { return false; }
+            void await_suspend(std::coroutine_handle<promise_type> h) noexcept { finished(h.promise().thread); }
+            void await_resume() noexcept {}
+        };
+        Ended final_suspend() noexcept { return {}; }
+        void return_void() noexcept {}
+        void unhandled_exception() {
+            try {
+                throw;
+            } catch (const ThreadStopped&) {  // a failed assert, a trap: the thread ends there, as on a GPU
+                finished(thread);
+            }
+        }
+    };
+    std::coroutine_handle<promise_type> handle;
+};
+
+// A __device__ function that waits: started by its caller's co_await, which it resumes when it returns.
+template <class T>
+struct Task;
+
+template <class P>
+struct TaskPromise : Frames {
+    Parked* thread = nullptr;
+    std::coroutine_handle<> caller;
+    std::exception_ptr error;
+    std::suspend_always initial_suspend() noexcept { return {}; }
+    struct Back {
+        bool await_ready() noexcept { return false; }
+        std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept { return h.promise().caller; }
+        void await_resume() noexcept {}
+    };
+    Back final_suspend() noexcept { return {}; }
+    void unhandled_exception() noexcept { error = std::current_exception(); }  // rethrown in the caller
+};
+
+template <class P>
+struct TaskBase {
+    std::coroutine_handle<P> handle;
+    explicit TaskBase(std::coroutine_handle<P> h) : handle(h) {}
+    TaskBase(TaskBase&& o) noexcept : handle(std::exchange(o.handle, {})) {}
+    ~TaskBase() {
+        if (handle) handle.destroy();
+    }
+    bool await_ready() const noexcept { return false; }
+    template <class Q>
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<Q> caller) noexcept {
+        handle.promise().caller = caller;
+        handle.promise().thread = caller.promise().thread;
+        return handle;
+    }
+    void rethrow() const {
+        if (handle.promise().error) std::rethrow_exception(handle.promise().error);
+    }
+};
+
+template <class T>
+struct Promise : TaskPromise<Promise<T>> {
+    T value{};
+    Task<T> get_return_object() noexcept;
+    template <class U>
+    void return_value(U&& v) { value = std::forward<U>(v); }
+};
+template <>
+struct Promise<void> : TaskPromise<Promise<void>> {
+    Task<void> get_return_object() noexcept;
+    void return_void() noexcept {}
+};
+
+template <class T>
+struct Task : TaskBase<Promise<T>> {
+    using promise_type = Promise<T>;
+    using TaskBase<Promise<T>>::TaskBase;
+    T await_resume() {
+        this->rethrow();
+        if constexpr (!std::is_void_v<T>) return std::move(this->handle.promise().value);
+    }
+};
+template <class T>
+Task<T> Promise<T>::get_return_object() noexcept { return Task<T>(std::coroutine_handle<Promise>::from_promise(*this)); }
+inline Task<void> Promise<void>::get_return_object() noexcept {
+    return Task<void>(std::coroutine_handle<Promise>::from_promise(*this));
+}
+
+// The waits: what the thread brings to each, handed to the runtime as the thread stops.
+struct Barrier {
+    int line;
+    bool await_ready() const noexcept { return false; }
+    template <class P>
+    void await_suspend(std::coroutine_handle<P> h) const noexcept { at_barrier(h.promise().thread, h.address(), line); }
+    void await_resume() const noexcept {}
+};
+
+struct Count {  // __syncthreads_count/_and/_or
+    int line, predicate, how;  // how: 0 count, 1 and, 2 or
+    Parked* thread = nullptr;
+    bool await_ready() const noexcept { return false; }
+    template <class P>
+    void await_suspend(std::coroutine_handle<P> h) noexcept {
+        thread = h.promise().thread;
+        at_counting_barrier(thread, h.address(), line, predicate);
+    }
+    int await_resume() const noexcept {
+        uint64_t r = counts(thread);
+        unsigned yes = static_cast<unsigned>(r), seen = static_cast<unsigned>(r >> 32);
+        return how == 0 ? static_cast<int>(yes) : how == 1 ? yes == seen : yes != 0;
+    }
+};
+inline Count count(int predicate, int line, int how) { return Count{line, predicate != 0, how}; }
+
+struct Warp {  // a warp collective: the lanes of `mask` meet
+    int line;
+    unsigned mask;
+    uint64_t payload;
+    int src_lane;  // a shuffle's source; -1: none (__syncwarp); kVoteLane: a vote
+    Parked* thread = nullptr;
+    bool await_ready() const noexcept { return false; }
+    template <class P>
+    void await_suspend(std::coroutine_handle<P> h) noexcept {
+        thread = h.promise().thread;
+        at_warp(thread, h.address(), line, mask, payload, src_lane);
+    }
+    void await_resume() const noexcept {}
+};
+
+template <class T>
+struct Exchange : Warp {  // a shuffle: the source lane's value, as T
+    T await_resume() const noexcept {
+        T out;
+        std::memcpy(&out, &thread->result, sizeof(T));
+        return out;
+    }
+};
+template <class T>
+Exchange<T> exchange(unsigned mask, T value, int src_lane, int line) {
+    static_assert(sizeof(T) <= 8, "warp shuffles move at most 8 bytes");
+    uint64_t payload = 0;
+    std::memcpy(&payload, &value, sizeof(T));
+    return Exchange<T>{{line, mask, payload, src_lane}};
+}
+// A cooperative group's sync (cooperative_groups.h): a whole-block barrier, or the tile's lanes of one warp.
+struct GroupSync {
+    int line;
+    unsigned lanes;  // 0: the whole block
+    bool await_ready() const noexcept { return false; }
+    template <class P>
+    void await_suspend(std::coroutine_handle<P> h) const noexcept {
+        if (lanes == 0) return at_barrier(h.promise().thread, h.address(), line);
+        unsigned mask = lanes >= 32 ? 0xffffffffu : ((1u << lanes) - 1) << (lane_id() / lanes * lanes);
+        at_warp(h.promise().thread, h.address(), line, mask, 0, -1);
+    }
+    void await_resume() const noexcept {}
+};
+template <class Group>
+GroupSync group_sync(const Group& g, int line = __builtin_LINE()) { return {line, g.cuda_cpu_sync_lanes()}; }
+
+// the source lanes of cuda_cpu.h's shuffles (lanes outside the width segment read their own value)
+inline int shfl_src(int src, int width) {
+    int lane = lane_id(), base = lane - lane % width;
+    return base + ((src % width) + width) % width;
+}
+inline int shfl_xor_src(int lane_mask, int width) {
+    int lane = lane_id(), base = lane - lane % width, src = lane ^ lane_mask;
+    return src >= base && src < base + width ? src : lane;
+}
+inline int shfl_down_src(unsigned delta, int width) {
+    int lane = lane_id(), base = lane - lane % width, src = lane + static_cast<int>(delta);
+    return src < base + width ? src : lane;
+}
+inline int shfl_up_src(unsigned delta, int width) {
+    int lane = lane_id(), base = lane - lane % width, src = lane - static_cast<int>(delta);
+    return src >= base ? src : lane;
+}
+
+struct Vote : Warp {  // a ballot, any or all: the lanes of the mask whose predicate is true
+    int how;          // 0: ballot, 1: any, 2: all
+    unsigned await_resume() const noexcept {
+        auto yes = static_cast<unsigned>(thread->result);
+        return how == 0 ? yes : how == 1 ? yes != 0 : yes == 0;  // all: no lane voted !predicate
+    }
+};
+inline Vote vote(unsigned mask, int predicate, int line, int how) {
+    bool brought = how == 2 ? predicate == 0 : predicate != 0;
+    Vote v{{line, mask, static_cast<uint64_t>(brought), kVoteLane}};
+    v.how = how;
+    return v;
+}
+
+}  // namespace co
+}  // namespace cuda_cpu
+
+// A launch's kernel: the kernel as cuda_cpu.h calls it (on fibers), and, where the build made one, its coroutine
+// (the same function with cuda_cpu::co::tag first). The runtime runs each block one way or the other
+// (thread_choice.cpp).
+#undef CUDA_CPU_KERNEL
+#define CUDA_CPU_KERNEL(...) cuda_cpu::both(                                                       \
+    [&](auto&... cuda_cpu_args) {                                                                 \
+        try { __VA_ARGS__(cuda_cpu_args...); } catch (const cuda_cpu::ThreadStopped&) {} },        \
+    [&](auto&... cuda_cpu_args) -> decltype(__VA_ARGS__(cuda_cpu::co::tag, cuda_cpu_args...)) {   \
+        return __VA_ARGS__(cuda_cpu::co::tag, cuda_cpu_args...); })
+
+// The waits as co_await expressions, for the coroutine copies (the same arguments as cuda_cpu.h's macros; the
+// build writes these names in the copies).
+#define cuda_cpu_co_syncthreads() (co_await cuda_cpu::co::Barrier{__LINE__})
+#define cuda_cpu_co_syncthreads_count(pred) (co_await cuda_cpu::co::count((pred), __LINE__, 0))
+#define cuda_cpu_co_syncthreads_and(pred) (co_await cuda_cpu::co::count((pred), __LINE__, 1))
+#define cuda_cpu_co_syncthreads_or(pred) (co_await cuda_cpu::co::count((pred), __LINE__, 2))
+#define cuda_cpu_co_ballot_sync(mask, pred) (co_await cuda_cpu::co::vote((mask), (pred), __LINE__, 0))
+#define cuda_cpu_co_any_sync(mask, pred) static_cast<int>(co_await cuda_cpu::co::vote((mask), (pred), __LINE__, 1))
+#define cuda_cpu_co_all_sync(mask, pred) static_cast<int>(co_await cuda_cpu::co::vote((mask), (pred), __LINE__, 2))
+#define cuda_cpu_co_syncwarp(...) \
+    (co_await cuda_cpu::co::Warp{__LINE__, cuda_cpu_mask_or_all(__VA_ARGS__), 0, -1})
+#define cuda_cpu_co_width(w, ...) (w)
+#define cuda_cpu_co_shfl_sync(mask, var, src, ...) (co_await cuda_cpu::co::exchange((mask), (var), \
+    cuda_cpu::co::shfl_src((src), cuda_cpu_co_width(__VA_ARGS__ __VA_OPT__(,) warpSize)), __LINE__))
+#define cuda_cpu_co_shfl_xor_sync(mask, var, lane_mask, ...) (co_await cuda_cpu::co::exchange((mask), (var), \
+    cuda_cpu::co::shfl_xor_src((lane_mask), cuda_cpu_co_width(__VA_ARGS__ __VA_OPT__(,) warpSize)), __LINE__))
+#define cuda_cpu_co_shfl_down_sync(mask, var, delta, ...) (co_await cuda_cpu::co::exchange((mask), (var), \
+    cuda_cpu::co::shfl_down_src((delta), cuda_cpu_co_width(__VA_ARGS__ __VA_OPT__(,) warpSize)), __LINE__))
+#define cuda_cpu_co_shfl_up_sync(mask, var, delta, ...) (co_await cuda_cpu::co::exchange((mask), (var), \
+    cuda_cpu::co::shfl_up_src((delta), cuda_cpu_co_width(__VA_ARGS__ __VA_OPT__(,) warpSize)), __LINE__))
