@@ -3,12 +3,13 @@
 The copy is the function's own text, edited, and written right after the line where the function ends, between
 two #line directives, so its lines (and __LINE__, which every wait reports) are the function's own:
     __device__ float block_sum(float* s, float v)   ->  __device__ cuda_cpu::co::Task<float> block_sum(
-                                                             cuda_cpu::co::Tag, float* s, float v)
-    __global__ void k(...)                          ->  __global__ cuda_cpu::co::Kernel k(cuda_cpu::co::Tag, ...)
+                                                             cuda_cpu::co::Tag cuda_cpu_tag, float* s, float v)
+    __global__ void k(...)                          ->  __global__ cuda_cpu::co::Kernel k(
+                                                             cuda_cpu::co::Tag cuda_cpu_tag, ...)
     return x;                                       ->  co_return x;
     __syncthreads()  (and every wait macro)         ->  cuda_cpu_co_syncthreads()  (a co_await: coroutines.h)
     cta.sync(), cg::sync(cta)                       ->  (co_await cuda_cpu::co::group_sync(cta))
-    block_sum(s, v)  (a function that waits)        ->  (co_await block_sum(cuda_cpu::co::tag, s, v))
+    block_sum(s, v)  (a function that waits)        ->  (co_await block_sum(cuda_cpu_tag, s, v))
 The original stays as it was, for fibers; the Tag parameter tells the copy from it.
 """
 
@@ -23,6 +24,7 @@ WAIT_MACROS = {name: "cuda_cpu_co_" + name.lstrip("_") for name in (
     "__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__ballot_sync", "__any_sync",
     "__all_sync", "__syncwarp", "__shfl_sync", "__shfl_xor_sync", "__shfl_down_sync", "__shfl_up_sync")}
 _WAIT_MACRO = re.compile(r"\b(" + "|".join(WAIT_MACROS) + r")\b")
+TAG = "cuda_cpu_tag"  # each copy's first parameter, handed down to the copies it calls
 _SPECIFIERS = frozenset({"static", "inline", "extern", "__device__", "__host__", "__global__", "__forceinline__",
                          "__noinline__", "__inline__"})
 _ATTRIBUTES = frozenset({"__launch_bounds__", "__attribute__", "__declspec"})
@@ -46,7 +48,7 @@ class Copies:
         end = fn.extent.end.offset - self.shift
         if not fn.is_definition():
             end = text.index(";", end) + 1
-        edits = [type_edit, self._first_parameter(fn.location.offset - self.shift, "cuda_cpu::co::Tag")]
+        edits = [type_edit, self._first_parameter(fn.location.offset - self.shift, f"cuda_cpu::co::Tag {TAG}")]
         for r in f.returns:
             at = r.extent.start.offset - self.shift
             if text[at:at + 6] != "return":
@@ -88,7 +90,7 @@ class Copies:
             if not re.match(rf"(?:[\w:]*::)?{re.escape(name)}\b", spelled):
                 raise Refused(N_("a call of {function} is written by a macro (line {line})"), function=name,
                               line=student_line(call))
-            return [(at, at, "(co_await "), self._first_parameter(at, "cuda_cpu::co::tag"), (stop, stop, ")")]
+            return [(at, at, "(co_await "), self._first_parameter(at, TAG), (stop, stop, ")")]
         return []
 
     def _first_parameter(self, at, parameter):

@@ -1,14 +1,24 @@
 """`make bench ARGS="--only barriers"`: what a barrier and a warp shuffle cost a CUDA thread on the CPU runtime, as
-graded and each way alone (fibers, coroutines), beside plain loops doing the same arithmetic."""
+graded and each way alone (fibers, coroutines), beside plain loops doing the same arithmetic; then the grading of
+the barrier-heavy positive control beside the reference's."""
 
 import ctypes
 import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 from rich.table import Table
 
+from grader.common.layout import ROOT
 from grader.dev.bench import BARRIER_TARGETS_NS, _median_times
+
+HEAVY_TARGET = 3.0  # the barrier-heavy positive control's grading, at most this many times the reference's
 
 
 def barriers_bench(console, repeat):
@@ -65,4 +75,34 @@ def barriers_bench(console, repeat):
     console.print(table)
     for line in ways:  # which way the runtime chose, and what it measured
         console.print(f"  {line}")
-    return ok
+    return heavy_grading_bench(console, repeat) and ok
+
+
+def heavy_grading_bench(console, repeat):
+    """The barrier-heavy positive control (solutions/right/barrier_heavy_flash.cu: ~91 barriers a block) graded beside
+    the reference kernel, both suites, the kernel's tests only, cold processes in turn."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folders = {"reference (solutions/)": ROOT / "solutions", "barrier_heavy_flash.cu": Path(tmp)}
+        shutil.copy(ROOT / "solutions" / "attention.py", Path(tmp) / "attention.py")
+        shutil.copy(ROOT / "solutions" / "right" / "barrier_heavy_flash.cu", Path(tmp) / "microgpt_cuda.cu")
+        times = {name: [] for name in folders}
+        for _ in range(repeat + 1):  # the first round builds and fills the caches: not counted
+            for name, folder in folders.items():
+                start = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "grader", "grade", "--suite", "all", "--submission", str(folder),
+                                "--exercise", "cuda_kernel", "--pictures", "none"], cwd=ROOT, check=True,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+                times[name].append(time.perf_counter() - start)
+    medians = {name: statistics.median(t[1:]) for name, t in times.items()}
+    ratio = medians["barrier_heavy_flash.cu"] / medians["reference (solutions/)"]
+    table = Table(title=f"Grading a kernel that waits (both suites, the kernel only), median of {repeat}",
+                  title_justify="left")
+    for col in ("submission", "wall (s)", "ratio", "target", "verdict"):
+        table.add_column(col)
+    table.add_row("reference (solutions/)", f"{medians['reference (solutions/)']:.2f}", "1", "", "")
+    good = ratio <= HEAVY_TARGET
+    table.add_row("barrier_heavy_flash.cu", f"{medians['barrier_heavy_flash.cu']:.2f}", f"{ratio:.2f}x",
+                  f"<= {HEAVY_TARGET:g}x", "meets" if good else "MISSES")
+    console.print(table)
+    return good
+

@@ -149,7 +149,8 @@ FIBERS_ONLY = {
     "a method": ("struct S { __device__ void all() { __syncthreads(); } };\n"
                  "__global__ void k(float* x) { S s; s.all(); }", "a method waits (all, line 1)"),
     "a pointer": ("__device__ void w() { __syncthreads(); }\n"
-                  "__global__ void k(float* x) { void (*p)() = &w; p(); }", "w waits and is used other than by a call (line 2)"),
+                  "__global__ void k(float* x) { void (*p)() = &w; p(); }",
+                  "w waits and is used other than by a call (line 2)"),
     "a deduced type": ("__device__ auto w() { __syncthreads(); return 1; }\n__global__ void k(int* x) { x[0] = w(); }",
                        "w waits, and its return type (auto) cannot be a coroutine's"),
     "a macro": ("#define SYNC __syncthreads()\n__global__ void k(float* x) { SYNC; x[0] = 1; }",

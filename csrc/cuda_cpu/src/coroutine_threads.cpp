@@ -36,7 +36,7 @@ void* FrameArena::take_from_next_chunk(size_t bytes) {
     return chunks[chunk].get();
 }
 
-void* co::frame(size_t bytes) { return block->frames.take(bytes); }
+void* Arena::refill(size_t bytes) { return static_cast<FrameArena*>(this)->take_from_next_chunk(bytes); }
 
 namespace {
 Thread& running(Parked* parked, void* frame) {

@@ -198,6 +198,7 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, Kernel kernel, int order) {
     for (Thread& t : b.threads) {
         t.coords.bid = bidx;
         t.state = State::Ready;
+        t.arena = &b.frames;
     }
     // Each warp runs as far as it can (through its own warp collectives) before the next warp starts: a schedule
     // a GPU may well choose, and one that exposes a block that reads shared memory another warp has not yet

@@ -58,20 +58,12 @@ struct Thread : Parked {
     int src_lane = 0;
 };
 
-// Coroutine frames (coroutine_threads.cpp): taken in order from chunks kept from block to block, all given back
-// at once when a block starts.
-struct FrameArena {
+// Coroutine frames (coroutine_threads.cpp): taken in order (Arena, launch.h) from chunks kept from block to block,
+// all given back at once when a block starts.
+struct FrameArena : Arena {
     std::vector<std::unique_ptr<char[]>> chunks;
     std::vector<size_t> sizes;
     size_t chunk = 0;  // the chunk [next, limit) is in
-    char *next = nullptr, *limit = nullptr;
-    void* take(size_t bytes) {
-        bytes = (bytes + 15) & ~size_t(15);
-        if (static_cast<size_t>(limit - next) < bytes) return take_from_next_chunk(bytes);
-        void* p = next;
-        next += bytes;
-        return p;
-    }
     void* take_from_next_chunk(size_t bytes);
     void reset() {
         chunk = 0;

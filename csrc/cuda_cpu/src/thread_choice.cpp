@@ -95,8 +95,8 @@ void ThreadChoice::report() const {
     } else if (earlier) {
         said(line, sizeof line, "%s: its threads ran on fibers (as measured at an earlier launch)", name.c_str());
     } else {
-        said(line, sizeof line, "%s: its threads ran on fibers (fewer than %u blocks: too few to measure)", name.c_str(),
-             kMeasureEach);
+        said(line, sizeof line, "%s: its threads ran on fibers (fewer than %u blocks: too few to measure)",
+             name.c_str(), kMeasureEach);
     }
     std::lock_guard<std::mutex> lock(call.mutex);
     call.threads += std::string(line) + "\n";

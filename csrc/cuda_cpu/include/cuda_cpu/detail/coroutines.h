@@ -24,11 +24,13 @@ namespace cuda_cpu {
 namespace co {
 
 constexpr int kVoteLane = -2;  // as scheduler.h's: a warp rendezvous that votes instead of shuffling
-struct Tag {};  // a coroutine copy's first parameter: what tells it from the function it copies
-constexpr Tag tag{};
+// A coroutine copy's first parameter, handed down to each function that waits it calls: what tells the copy from
+// the function it copies, and the thread it runs for, whose arena its frame comes from.
+struct Tag {
+    Parked* thread;
+};
 
 // coroutine_threads.cpp: the runtime's side
-void* frame(size_t bytes);  // a coroutine frame, from the running block's arena (given back with the block)
 // the running thread stops at a wait, and goes on from `frame` once released
 void at_barrier(Parked* t, void* frame, int line);
 void at_counting_barrier(Parked* t, void* frame, int line, int predicate);
@@ -36,15 +38,21 @@ void at_warp(Parked* t, void* frame, int line, unsigned mask, uint64_t payload, 
 uint64_t counts(Parked* t);  // a barrier's counts: how many brought true (low word), how many came (high word)
 void finished(Parked* t);    // its kernel returned, or its thread ended (ThreadStopped)
 
-struct Frames {  // every frame comes from the block's arena and goes back with it
-    static void* operator new(size_t n) { return frame(n); }
+// Every frame comes from the thread's block's arena (its Tag's) and goes back with the block. The promise is made
+// with the coroutine's own parameters, Tag first.
+struct Frames {
+    Parked* thread;
+    template <class... Args>
+    explicit Frames(Tag tag, Args&&...) noexcept : thread(tag.thread) {}
+    template <class... Args>
+    static void* operator new(size_t n, Tag tag, Args&&...) { return tag.thread->arena->take(n); }
     static void operator delete(void*) noexcept {}
 };
 
 // A kernel that waits: one coroutine per CUDA thread, started by the scheduler, which resumes it after each wait.
 struct Kernel {
     struct promise_type : Frames {
-        Parked* thread = nullptr;  // set by the launch before the first resume
+        using Frames::Frames;
         Kernel get_return_object() noexcept { return {std::coroutine_handle<promise_type>::from_promise(*this)}; }
         std::suspend_always initial_suspend() noexcept { return {}; }
         struct Ended {
@@ -58,20 +66,21 @@ struct Kernel {
             try {
                 throw;
             } catch (const ThreadStopped&) {  // a failed assert, a trap: the thread ends there, as on a GPU
-                finished(thread);
             }
         }
     };
     std::coroutine_handle<promise_type> handle;
 };
 
-// A __device__ function that waits: started by its caller's co_await, which it resumes when it returns.
+// A __device__ function that waits: it starts when its caller awaits it (not at the call: a compiler may make both
+// calls of `f() + g()` before awaiting either, and both would then wait at once), and resumes its caller when it
+// returns.
 template <class T>
 struct Task;
 
 template <class P>
 struct TaskPromise : Frames {
-    Parked* thread = nullptr;
+    using Frames::Frames;
     std::coroutine_handle<> caller;
     std::exception_ptr error;
     std::suspend_always initial_suspend() noexcept { return {}; }
@@ -93,10 +102,8 @@ struct TaskBase {
         if (handle) handle.destroy();
     }
     bool await_ready() const noexcept { return false; }
-    template <class Q>
-    std::coroutine_handle<> await_suspend(std::coroutine_handle<Q> caller) noexcept {
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<> caller) noexcept {
         handle.promise().caller = caller;
-        handle.promise().thread = caller.promise().thread;
         return handle;
     }
     void rethrow() const {
@@ -106,6 +113,7 @@ struct TaskBase {
 
 template <class T>
 struct Promise : TaskPromise<Promise<T>> {
+    using TaskPromise<Promise<T>>::TaskPromise;
     T value{};
     Task<T> get_return_object() noexcept;
     template <class U>
@@ -113,6 +121,7 @@ struct Promise : TaskPromise<Promise<T>> {
 };
 template <>
 struct Promise<void> : TaskPromise<Promise<void>> {
+    using TaskPromise<Promise<void>>::TaskPromise;
     Task<void> get_return_object() noexcept;
     void return_void() noexcept {}
 };
@@ -127,7 +136,9 @@ struct Task : TaskBase<Promise<T>> {
     }
 };
 template <class T>
-Task<T> Promise<T>::get_return_object() noexcept { return Task<T>(std::coroutine_handle<Promise>::from_promise(*this)); }
+Task<T> Promise<T>::get_return_object() noexcept {
+    return Task<T>(std::coroutine_handle<Promise>::from_promise(*this));
+}
 inline Task<void> Promise<void>::get_return_object() noexcept {
     return Task<void>(std::coroutine_handle<Promise>::from_promise(*this));
 }
@@ -240,14 +251,15 @@ inline Vote vote(unsigned mask, int predicate, int line, int how) {
 }  // namespace cuda_cpu
 
 // A launch's kernel: the kernel as cuda_cpu.h calls it (on fibers), and, where the build made one, its coroutine
-// (the same function with cuda_cpu::co::tag first). The runtime runs each block one way or the other
+// (the same function with the thread's cuda_cpu::co::Tag first). The runtime runs each block one way or the other
 // (thread_choice.cpp).
 #undef CUDA_CPU_KERNEL
 #define CUDA_CPU_KERNEL(...) cuda_cpu::both(                                                       \
     [&](auto&... cuda_cpu_args) {                                                                 \
         try { __VA_ARGS__(cuda_cpu_args...); } catch (const cuda_cpu::ThreadStopped&) {} },        \
-    [&](auto&... cuda_cpu_args) -> decltype(__VA_ARGS__(cuda_cpu::co::tag, cuda_cpu_args...)) {   \
-        return __VA_ARGS__(cuda_cpu::co::tag, cuda_cpu_args...); })
+    [&](cuda_cpu::Parked* cuda_cpu_thread, auto&... cuda_cpu_args)                                  \
+        -> decltype(__VA_ARGS__(cuda_cpu::co::Tag{cuda_cpu_thread}, cuda_cpu_args...)) {             \
+        return __VA_ARGS__(cuda_cpu::co::Tag{cuda_cpu_thread}, cuda_cpu_args...); })
 
 // The waits as co_await expressions, for the coroutine copies (the same arguments as cuda_cpu.h's macros; the
 // build writes these names in the copies).

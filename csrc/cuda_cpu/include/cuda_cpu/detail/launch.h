@@ -47,10 +47,24 @@ void run_grid(const LaunchConfig& cfg, const std::function<void()>& body);
 // A kernel that waits, as a coroutine (cuda_cpu/detail/coroutines.h): `start` makes a thread's, stopped before
 // its first line, and returns its frame. Parked: what a coroutine sees of its CUDA thread (the start of the
 // runtime's Thread): where it goes on, and what its release gave it (a shuffle's value, a vote).
+// Arena: where its coroutine frames come from, in order (refilled by coroutine_threads.cpp).
+struct Arena {
+    char *next = nullptr, *limit = nullptr;
+    void* take(size_t bytes) {
+        bytes = (bytes + 15) & ~size_t(15);
+        if (static_cast<size_t>(limit - next) < bytes) return refill(bytes);
+        void* p = next;
+        next += bytes;
+        return p;
+    }
+    void* refill(size_t bytes);
+};
 struct Parked {
     void* frame = nullptr;
     uint64_t result = 0;
+    Arena* arena = nullptr;
 };
+
 void run_grid_co(const LaunchConfig& cfg, const std::function<void()>& body,
                  const std::function<void*(Parked*)>& start);
 // A kernel built both ways (coroutines.h: CUDA_CPU_KERNEL): as cuda_cpu.h calls it, and as its coroutine.
@@ -65,11 +79,12 @@ template <class T>
 struct is_both : std::false_type {};
 template <class F, class C>
 struct is_both<Both<F, C>> : std::true_type {};
-// whether C can be called with the elements of Tuple (lvalues): a kernel that has a coroutine
+// whether C can be called with the thread and the elements of Tuple (lvalues): a kernel that has a coroutine
 template <class C, class Tuple, class = std::make_index_sequence<std::tuple_size_v<Tuple>>>
 struct applicable;
 template <class C, class Tuple, size_t... I>
-struct applicable<C, Tuple, std::index_sequence<I...>> : std::is_invocable<C&, std::tuple_element_t<I, Tuple>&...> {};
+struct applicable<C, Tuple, std::index_sequence<I...>>
+    : std::is_invocable<C&, Parked*, std::tuple_element_t<I, Tuple>&...> {};
 // site: one address per __shared__ declaration and per template instantiation (a static in a lambda there)
 void* block_shared(const void* site, size_t bytes, size_t align, const char* name, int line);
 void* dynamic_shared_base(const char* name);
@@ -132,8 +147,7 @@ void launch(Call call, const LaunchConfig& cfg, Args&&... args) {
             run_grid(cfg, fiber);  // a kernel that does not wait: no coroutine was written for it
         } else {
             run_grid_co(cfg, fiber, [&packed, &call](Parked* t) -> void* {
-                auto kernel = std::apply(call.coroutine, packed);
-                kernel.handle.promise().thread = t;
+                auto kernel = std::apply([&](auto&... a) { return call.coroutine(t, a...); }, packed);
                 return kernel.handle.address();
             });
         }
