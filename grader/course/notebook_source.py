@@ -57,9 +57,9 @@ SETUP = N_("set-up: makes %%answer and grade() available (read-only)")
 GIVEN = N_("## `{name}`: given\n\n{doc}\n\nRun this cell too: it is part of your answers (read-only).")
 EXERCISE = N_("## Exercise: `{name}` ({points} points)\n\n{doc}")
 KERNEL = N_("## Exercise: the CUDA kernel `{file}` ({points} points)\n\nNo GPU needed: the grader builds your kernel "
-            "with g++ against a CPU runtime that runs every CUDA thread as a fiber, with real barriers. The answer "
-            "cell holds C++ (CUDA): JupyterLab colours every code cell of a Python notebook as Python (it has no "
-            "per-cell language), so its colours are only a rough guide.\n\n```\n{header}\n```")
+            "with g++ against a CPU runtime that runs every CUDA thread as a fiber or a coroutine, with real "
+            "barriers. The answer cell holds C++ (CUDA): JupyterLab colours every code cell of a Python notebook as "
+            "Python (it has no per-cell language), so its colours are only a rough guide.\n\n```\n{header}\n```")
 
 
 def _kernel_header():
