@@ -25,14 +25,14 @@ BUILD_FILE = RUNTIME / "runtime.ninja"  # their build, and the one list of them
 CACHE = CACHE_ROOT / "kernels"  # built kernels, keyed by content
 # -g: a fault's address becomes microgpt_cuda.cu:LINE (addr2line); stack-clash protection probes every page of a
 # large stack frame, so a thread that outgrows its stack always hits the guard page instead of another's stack.
-# Thread-locals (the CUDA thread's coordinates, read at every threadIdx) take GCC's default TLS dialect, a call to
-# __tls_get_addr: with TLS descriptors (-mtls-dialect=gnu2) vector registers stay live across the access, and glibc
-# 2.36's _dl_tlsdesc_dynamic clobbers them once a new library's thread-locals no longer fit the static TLS block
-# (the tenth kernel library loaded in one process: a launch's captured pointers came back zero).
-CXXFLAGS = ["-std=c++20", "-O2", "-g", "-fPIC", "-fno-strict-aliasing", "-pthread", "-fstack-clash-protection"]
+# -fno-semantic-interposition: with -fPIC alone g++ inlines no function a library exports (a kernel, its device
+# functions); LINK_LOCAL binds their calls locally anyway. Thread-locals keep GCC's default TLS dialect:
+# with -mtls-dialect=gnu2, glibc 2.36's _dl_tlsdesc_dynamic clobbers live vector registers once a library's
+# thread-locals no longer fit the static TLS block (the tenth kernel library loaded: a launch's pointers read zero).
+CXXFLAGS = ["-std=c++20", "-O2", "-g", "-fPIC", "-fno-semantic-interposition", "-fno-strict-aliasing", "-pthread",
+            "-fstack-clash-protection"]
 LIBS = ["-lboost_context", "-ldl", "-pthread"]
-# a kernel library calls the runtime's functions (a barrier, a shuffle) directly, not through the PLT
-LINK_LOCAL = "-Wl,-Bsymbolic-functions" if sys.platform.startswith("linux") else ""
+LINK_LOCAL = "-Wl,-Bsymbolic-functions" if sys.platform.startswith("linux") else ""  # (the runtime's too: no PLT)
 RUNTIME_UNIT = "cuda_cpu_runtime.cpp"  # the runtime, one translation unit (csrc/cuda_cpu/runtime.ninja: why)
 
 class BuildError(Exception):
@@ -114,7 +114,7 @@ rule program
 
 
 def _include_flags(include_dirs=()):
-    return " ".join([f"-I{RUNTIME_INCLUDE}"] + [f"-I{d}" for d in include_dirs])
+    return " ".join(f"-I{d}" for d in (RUNTIME_INCLUDE, *include_dirs))
 
 
 def _unlisted_sources():

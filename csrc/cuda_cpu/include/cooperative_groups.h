@@ -20,7 +20,7 @@ using cuda_cpu_here = std::source_location;
 
 namespace detail {
 inline unsigned block_rank() {
-    const auto& c = *cuda_cpu::here;
+    const auto& c = cuda_cpu::running();
     return c.tid.x + c.bdim.x * (c.tid.y + c.bdim.y * c.tid.z);
 }
 inline unsigned block_size() { return blockDim.x * blockDim.y * blockDim.z; }

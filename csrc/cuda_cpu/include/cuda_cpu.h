@@ -57,10 +57,10 @@ constexpr int warpSize = 32;
 
 #include "cuda_cpu/detail/launch.h"  // launch, coordinates, barriers: the runtime's entry points
 
-#define threadIdx (cuda_cpu::here->tid)
-#define blockIdx (cuda_cpu::here->bid)
-#define blockDim (cuda_cpu::here->bdim)
-#define gridDim (cuda_cpu::here->gdim)
+#define threadIdx (cuda_cpu::running().tid)
+#define blockIdx (cuda_cpu::running().bid)
+#define blockDim (cuda_cpu::running().bdim)
+#define gridDim (cuda_cpu::running().gdim)
 
 #define __syncthreads() cuda_cpu::syncthreads(__LINE__)
 #define __syncthreads_count(pred) cuda_cpu::syncthreads_count((pred), __LINE__)

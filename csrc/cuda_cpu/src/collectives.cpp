@@ -19,7 +19,7 @@ int syncthreads_count(int predicate, int line, int* seen) {
 
 unsigned warp_vote(unsigned mask, int predicate, int line) {
     Block& b = *block;
-    Thread& t = *b.current;
+    Thread& t = running_thread(b);
     t.mask = mask;
     t.payload = predicate != 0;
     t.src_lane = kVoteLane;
@@ -29,7 +29,7 @@ unsigned warp_vote(unsigned mask, int predicate, int line) {
 
 unsigned active_lanes() {
     const std::vector<Thread>& ts = block->threads;
-    size_t me = block->current - ts.data();
+    size_t me = &running_thread(*block) - ts.data();
     size_t base = me - me % warpSize, end = std::min(ts.size(), base + warpSize);
     unsigned mask = 0;
     for (size_t i = base; i < end; ++i)
@@ -41,7 +41,7 @@ void syncwarp(unsigned mask, int line) { warp_exchange(mask, 0, -1, line); }
 
 uint64_t warp_exchange(unsigned mask, uint64_t payload, int src_lane, int line) {
     Block& b = *block;  // read once: in a kernel library, each read of a thread_local is a call
-    Thread& t = *b.current;
+    Thread& t = running_thread(b);
     t.mask = mask;
     t.payload = payload;
     t.src_lane = src_lane < 0 ? -1 : src_lane;

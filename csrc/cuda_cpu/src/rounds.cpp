@@ -142,7 +142,23 @@ void prepare_rounds(Block& b, int order) {
         for (unsigned i = 0; i < end - base; ++i)
             b.run_order[k * warpSize + i] = &b.threads[order ? end - 1 - i : base + i];
     }
+    b.loop_threads.clear();
+    b.loop_coords.clear();
+    for (Thread* t : b.run_order)
+        if (t != nullptr) {
+            b.loop_threads.push_back(t);
+            b.loop_coords.push_back(t->coords);
+        }
 }
+
+void enter_round_at(Block& b, unsigned warp, size_t pos) {
+    b.pass_warp = static_cast<int>(warp);
+    b.progressed = true;
+    build_round(b, warp, true);
+    b.round_pos = pos;
+}
+
+void end_pass(Block& b) { b.pass_warp = static_cast<int>(b.warps); }
 
 void start_pass(Block& b) {
     b.pass_warp = -1;

@@ -14,7 +14,8 @@
 
 namespace cuda_cpu {
 
-thread_local Coordinates* here = nullptr;
+__thread Coordinates* here = nullptr;  // (launch.h: why not thread_local)
+Coordinates** coordinates_slot() noexcept { return &here; }
 thread_local Block* block = nullptr;
 
 namespace {
@@ -79,12 +80,21 @@ void thread_ended(Block& b, Thread& t, Runner* r) {
 // Each runner's life: run its thread to the end (waiting in pass_on at each barrier), then the next it is given.
 [[noreturn]] void runner_loop(Block& b, Runner* r) {
     for (;;) {
-        Thread& t = *r->assigned;
-        try {
-            (*b.body)();
-        } catch (const Unwind&) {
+        if (b.looping) {
+            bool left = false;
+            try {
+                left = run_loop(b, r);
+            } catch (const Unwind&) {
+                left = true;
+            }
+            if (!left) continue;
+        } else {
+            try {
+                (*b.body)();
+            } catch (const Unwind&) {
+            }
         }
-        thread_ended(b, t, r);
+        thread_ended(b, *r->assigned, r);
         pass_on(b, r);
     }
 }
@@ -118,7 +128,7 @@ void run_round(Block& b) {
 [[noreturn]] void stop_thread_now() {
     Block& b = *block;
     if (b.start != nullptr) stop_coroutine_now(b);
-    Thread& t = *b.current;
+    Thread& t = running_thread(b);
     Runner* r = t.runner;
     thread_ended(b, t, r);
     stopped_runner = r;
@@ -166,10 +176,11 @@ void unwind_stopped(Block& b) {
     b.unwinding = false;
 }
 
-// A kernel's call: on fibers (body), or as a coroutine per thread (start).
+// A kernel's call: on fibers (body, and loop for a block's first round), or as a coroutine per thread (start).
 struct Kernel {
     const std::function<void()>* body;
     const std::function<void*(Parked*)>* start;
+    const BlockLoop* loop;
 };
 
 void run_block(const LaunchConfig& cfg, uint3 bidx, Kernel kernel, int order) {
@@ -181,6 +192,7 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, Kernel kernel, int order) {
     start_shared(b, cfg);
     b.body = kernel.body;
     b.start = kernel.start;
+    b.loop = kernel.loop;
     b.frames.reset();
     // The threads are kept from block to block of a launch (every runner came back when the last block ended,
     // in unwind_stopped): only the block index and the state change.
@@ -192,13 +204,20 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, Kernel kernel, int order) {
                 for (unsigned x = 0; x < cfg.block.x; ++x, ++t) {
                     t->coords = {{x, y, z}, bidx, cfg.block, cfg.grid};
                     t->owner = &b;
+                    t->arena = &b.frames;
                 }
         prepare_rounds(b, order);
     }
-    for (Thread& t : b.threads) {
-        t.coords.bid = bidx;
-        t.state = State::Ready;
-        t.arena = &b.frames;
+    // A block run as a loop reads its coordinates from loop_coords and leaves its threads as the last block left
+    // them: nothing reads them until a thread waits, and leave_loop (loop.cpp) sets them then.
+    b.looping = b.loop != nullptr;
+    if (b.looping) {
+        for (Coordinates& c : b.loop_coords) c.bid = bidx;
+    } else {
+        for (Thread& t : b.threads) {
+            t.coords.bid = bidx;
+            t.state = State::Ready;
+        }
     }
     // Each warp runs as far as it can (through its own warp collectives) before the next warp starts: a schedule
     // a GPU may well choose, and one that exposes a block that reads shared memory another warp has not yet
@@ -247,7 +266,8 @@ void run_launch(const LaunchConfig& cfg, Kernel kernel) {
         for (unsigned i; (i = next++) < blocks && !call.launch_failed.load();) {
             uint3 bidx{i % cfg.grid.x, (i / cfg.grid.x) % cfg.grid.y, i / (cfg.grid.x * cfg.grid.y)};
             choice.run(i, [&](bool co) {
-                run_block(cfg, bidx, co ? Kernel{nullptr, kernel.start} : Kernel{kernel.body, nullptr}, order);
+                Kernel way = co ? Kernel{nullptr, kernel.start, nullptr} : Kernel{kernel.body, nullptr, kernel.loop};
+                run_block(cfg, bidx, way, order);
             });
         }
         block = nullptr;
@@ -264,10 +284,12 @@ void run_launch(const LaunchConfig& cfg, Kernel kernel) {
 
 }  // namespace
 
-void run_grid(const LaunchConfig& cfg, const std::function<void()>& body) { run_launch(cfg, {&body, nullptr}); }
+void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, const BlockLoop* loop) {
+    run_launch(cfg, {&body, nullptr, loop});
+}
 void run_grid_co(const LaunchConfig& cfg, const std::function<void()>& body,
                  const std::function<void*(Parked*)>& start) {
-    run_launch(cfg, {&body, &start});
+    run_launch(cfg, {&body, &start, nullptr});
 }
 
 }  // namespace cuda_cpu

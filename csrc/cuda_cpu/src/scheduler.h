@@ -81,6 +81,15 @@ struct Block {
     Thread* current = nullptr;
     const std::function<void()>* body = nullptr;  // the launch's kernel call, on fibers
     const std::function<void*(Parked*)>* start = nullptr;  // or its coroutine's start, for a kernel that waits as one
+    // A kernel that does not wait as a coroutine runs the block's first round as one loop (loop.cpp) over
+    // loop_coords while `looping`: every thread's coordinates in run order (loop_threads), side by side, so that a
+    // thread costs the loop no cache line of its own. A thread that waits ends the loop there.
+    const BlockLoop* loop = nullptr;
+    bool looping = false;
+    LoopStop loop_stop;
+    Runner* loop_runner = nullptr;
+    std::vector<Coordinates> loop_coords;
+    std::vector<Thread*> loop_threads;
     FrameArena frames;
     Runner* co_runner = nullptr;  // the one stack the coroutines of its blocks run on (coroutine_threads.cpp)
     std::jmp_buf escape;  // where a coroutine thread that stops without unwinding (stop_thread_now) lands
@@ -156,8 +165,18 @@ inline void note_wait(Block& b, Thread& t, State state, int line) {
 
 [[noreturn]] void fiber_wait_in_coroutine(Block& b, int line);  // coroutine_threads.cpp
 
+// loop.cpp: a block that runs as one loop over its threads, until one waits
+// On runner r, from the block's first thread. True: r->assigned waited in the loop and has now returned; false:
+// r was resumed for another thread.
+bool run_loop(Block& b, Runner* r);
+void leave_loop(Block& b);  // the running thread waits (or stops): the scheduler takes the block over from here
+inline Thread& running_thread(Block& b) {
+    if (b.looping) leave_loop(b);
+    return *b.current;
+}
+
 inline void wait_here(Block& b, State state, int line) {
-    Thread& t = *b.current;
+    Thread& t = running_thread(b);
     if (b.unwinding) return unwind_at_wait(b);  // nothing left to wait for
     if (b.start != nullptr) fiber_wait_in_coroutine(b, line);
     note_wait(b, t, state, line);
@@ -175,6 +194,10 @@ void release_barrier(Block& b);     // every thread waits at one barrier: they a
 bool continue_block(Block& b);
 // The usual warp collective: every lane of the round waits at one collective with one mask: release them all.
 bool release_whole_round(Block& b);
+// The pass has reached lane `pos` (in run order) of warp `warp` (in run order) in a fresh round: a block that ran
+// as a loop until that thread waited goes on from there as the scheduler's walk would have.
+void enter_round_at(Block& b, unsigned warp, size_t pos);
+void end_pass(Block& b);  // every thread ended in a loop: nothing is left for this pass
 
 // thread_choice.cpp: for a launch of a kernel built both ways, which way each block runs (measured on the first)
 struct ThreadChoice {

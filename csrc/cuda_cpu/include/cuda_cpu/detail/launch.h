@@ -4,6 +4,7 @@
 // declared here. Defined in the runtime's sources (csrc/cuda_cpu/src/), which include this header too.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "driver_types.h"  // dim3, cudaError_t, cudaStream_t
@@ -41,9 +42,25 @@ struct Coordinates {  // (named so as not to collide with the threadIdx... macro
     uint3 tid, bid;
     dim3 bdim, gdim;
 };
-extern thread_local Coordinates* here;
+// __thread, not thread_local: a C++ thread_local declared extern may need dynamic initialisation, so each read in a
+// kernel (every threadIdx) would first call its TLS wrapper; __thread is never dynamically initialised.
+extern __thread Coordinates* here;
+// Where `here` lives for the running core: the same address for a core's whole life, and kernel code never moves to
+// another core mid-call (a block, its fibers and coroutines stay on one), so declared const: g++ asks once per
+// function, not at each threadIdx (a thread-local's address is a call to __tls_get_addr in a kernel library).
+[[gnu::const, gnu::noinline]] Coordinates** coordinates_slot() noexcept;  // (noexcept: one call, try or not)
+inline Coordinates& running() { return **coordinates_slot(); }  // what threadIdx and its kin read
 
-void run_grid(const LaunchConfig& cfg, const std::function<void()>& body);
+// A kernel that does not wait as a coroutine also runs each block as one loop over its threads, the kernel inlined
+// there: `coords` holds the block's threads' coordinates in run order, and the loop stops after a thread when
+// `stop` says so (the thread waited after all, and the scheduler took the block over; or the launch failed),
+// returning how many ran.
+struct LoopStop {
+    bool left = false;
+    const std::atomic<bool>* failed = nullptr;
+};
+using BlockLoop = std::function<size_t(Coordinates* coords, size_t n, const LoopStop* stop)>;
+void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, const BlockLoop* loop);
 // A kernel that waits, as a coroutine (cuda_cpu/detail/coroutines.h): `start` makes a thread's, stopped before
 // its first line, and returns its frame. Parked: what a coroutine sees of its CUDA thread (the start of the
 // runtime's Thread): where it goes on, and what its release gave it (a shuffle's value, a vote).
@@ -134,24 +151,46 @@ void check_pointer_arguments(const LaunchConfig& cfg, const Args&... args) {
     };
     (one(args), ...);
 }
+// A block's threads as one loop (BlockLoop), the kernel's call inlined into it, and what that calls in turn.
+template <class Call, class Tuple>
+__attribute__((flatten)) size_t loop_over_threads(Call& call, Tuple& packed, Coordinates* coords, size_t n,
+                                                  const LoopStop* stop) {
+    Coordinates** coordinates = coordinates_slot();
+    auto args = packed;  // a copy of its own: the kernel's stores cannot reach it, so it stays in registers
+    for (size_t i = 0; i < n; ++i) {
+        *coordinates = coords + i;
+        std::apply(call, args);
+        if (stop->left || stop->failed->load(std::memory_order_relaxed)) return i + 1;
+    }
+    return n;
+}
+
 template <class Call, class... Args>
 void launch(Call call, const LaunchConfig& cfg, Args&&... args) {
     if (here != nullptr) launched_from_a_kernel(cfg.line);
     std::tuple<std::decay_t<Args>...> packed(std::forward<Args>(args)...);
     std::apply([&cfg](const auto&... a) { check_pointer_arguments(cfg, a...); }, packed);
-    if constexpr (!is_both<Call>::value) {
-        run_grid(cfg, [&packed, &call] { std::apply(call, packed); });
-    } else {
-        auto fiber = [&packed, &call] { std::apply(call.fiber, packed); };
-        if constexpr (!applicable<decltype(call.coroutine), decltype(packed)>::value) {
-            run_grid(cfg, fiber);  // a kernel that does not wait: no coroutine was written for it
-        } else {
+    auto& fiber_call = [&call]() -> auto& {
+        if constexpr (is_both<Call>::value) return call.fiber; else return call;
+    }();
+    auto fiber = [&packed, &fiber_call] { std::apply(fiber_call, packed); };
+    if constexpr (is_both<Call>::value) {
+        if constexpr (applicable<decltype(call.coroutine), decltype(packed)>::value) {
             run_grid_co(cfg, fiber, [&packed, &call](Parked* t) -> void* {
                 auto kernel = std::apply([&](auto&... a) { return call.coroutine(t, a...); }, packed);
                 return kernel.handle.address();
             });
+            return;
         }
     }
+#ifdef CUDA_CPU_PROFILED  // the profiler keys each access by its instruction: one copy of the kernel's code only
+    run_grid(cfg, fiber, nullptr);
+#else  // a kernel that does not wait, or one the build wrote no coroutine for
+    BlockLoop loop = [&packed, &fiber_call](Coordinates* coords, size_t n, const LoopStop* stop) {
+        return loop_over_threads(fiber_call, packed, coords, n, stop);
+    };
+    run_grid(cfg, fiber, &loop);
+#endif
 }
 
 template <class T>
@@ -166,7 +205,7 @@ T shuffle(unsigned mask, T value, int src_lane, int line) {
 }
 
 inline int lane_id() {
-    const Coordinates& c = *here;
+    const Coordinates& c = running();
     unsigned linear = c.tid.x + c.bdim.x * (c.tid.y + c.bdim.y * c.tid.z);
     return static_cast<int>(linear % warpSize);
 }
