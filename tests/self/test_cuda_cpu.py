@@ -543,6 +543,7 @@ extern "C" void causal_attention_forward(const float* Q, const float* K, const f
         return;
     }
     if (BH == 8) { k<<<1, 32>>>(nullptr, O, 0, BH * T * d_k); return; }
+    if (BH == 11) { volatile float misaligned = *(const float*)((const char*)Q + 1); (void)misaligned; return; }
     if (BH == 9) {
         float* host = new float[64]();  // host memory, not device memory
         k<<<1, 32>>>(host, O, 0, BH * T * d_k);
@@ -566,6 +567,8 @@ DIAGNOSES = [
     (8, r"read through a null pointer"),
     (10, r"misaligned address: at diag.cu:12, thread \(2,0,0\) of block \(0,0,0\) used a member of a float4 at "
          r"0x[0-9a-f]+, which is not a multiple of 16 bytes .* cudaErrorMisalignedAddress"),
+    (11, r"misaligned address in host code: at diag.cu:27, a float at 0x[0-9a-f]+, which is not a multiple of 4 "
+         r"bytes. The CPU runtime checks every access of a .cu file"),
 ]
 
 
@@ -803,7 +806,7 @@ def test_a_kernel_handed_host_memory_runs_and_the_student_is_told(diagnosed):
     x = np.ones((9, 1, 64), np.float32)
     out = diagnosed.call("causal_attention_forward", x, x, x).reshape(-1)
     assert (out[:32] == 0).all()  # the zeros of new float[64]()
-    assert re.search(r"your launch of k at line 2\d passes, as argument 1, a pointer to host memory .* "
+    assert re.search(r"your launch of k at line 30 passes, as argument 1, a pointer to host memory .* "
                      r"cudaErrorIllegalAddress", diagnosed.warnings), diagnosed.warnings
 
 

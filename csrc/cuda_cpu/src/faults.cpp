@@ -8,8 +8,9 @@
 // default action runs, so the process still dies of it and the grader still sees the signal.
 //
 // And a misaligned access in a kernel, which a CPU performs but a GPU faults on (cudaErrorMisalignedAddress): CUDA
-// files are compiled with GCC's alignment check (-fsanitize=alignment, recoverable: grader/cuda/build.py), which
-// calls __ubsan_handle_type_mismatch_v1 (at the end) with the file, line and type of each misaligned access.
+// files are compiled with GCC's alignment check (-fsanitize=alignment, not recoverable: grader/cuda/cuda_flags.py),
+// which calls __ubsan_handle_type_mismatch_v1_abort (at the end) with the file, line and type of each misaligned
+// access, and never goes on from there.
 #include "internal.h"
 
 #include <dlfcn.h>
@@ -106,6 +107,20 @@ void cuda_style_signature(const char* function, char* out, size_t n) {
 }
 
 }  // namespace
+
+[[noreturn]] void report_fault_and_abort(const char* message) {
+    if (!reported.exchange(true)) {
+        char msg[800];
+        int len = std::snprintf(msg, sizeof msg, "%s\n", message);  // (its own file and line: no @pc)
+        if (fault_fd >= 0 && len > 0) {
+            ssize_t ignored = ::write(fault_fd, msg, static_cast<size_t>(len) < sizeof msg ? len : sizeof msg - 1);
+            (void)ignored;
+        } else {  // a program of its own (no grader to tell): said on stderr, in English
+            std::fprintf(stderr, "%s\n", plain_words(message).c_str());
+        }
+    }
+    std::abort();
+}
 
 void prepare_thread_for_faults() {
     static thread_local AltStack alt;
@@ -225,29 +240,37 @@ const char* access_words(unsigned char kind) {
 
 // As a GPU does: a misaligned access stops its CUDA thread before it happens (an aligned SSE move would fault
 // here too), the first fails the launch with cudaErrorMisalignedAddress (sticky), and the block stops. The thread
-// ends without unwinding (stop_thread_now): the compiler calls this handler where no exception may pass. In host
-// code the access is let through: the host is a CPU on a GPU machine too.
-extern "C" void __ubsan_handle_type_mismatch_v1(MisalignedAccess* data, uintptr_t pointer) {
+// ends without unwinding (stop_thread_now): the compiler calls this handler where no exception may pass, and
+// nothing after it was compiled to run. So in host code, which a GPU machine's CPU would let through, the process
+// stops, saying where and why (the build's check does not tell host code from device code).
+extern "C" [[noreturn]] void __ubsan_handle_type_mismatch_v1_abort(MisalignedAccess* data, uintptr_t pointer) {
     const cuda_cpu::Coordinates* c = cuda_cpu::here;
-    if (c == nullptr || data == nullptr) return;
+    const char* file = data && data->where.file ? data->where.file : "?";
+    unsigned line = data ? data->where.line : 0;
+    char type[64];
+    plain_type_name(data && data->type ? data->type->name : "?", type, sizeof type);
+    char message[700];
+    if (c == nullptr) {
+        cuda_cpu::said(message, sizeof message, "misaligned address in host code: at %s:%u, a %s at %p, which is not "
+             "a multiple of %lu bytes. The CPU runtime checks every access of a .cu file for a GPU's alignment, host "
+             "code too, and stops there; copy unaligned bytes with memcpy", file, line, type,
+             reinterpret_cast<void*>(pointer), data ? 1ul << data->log_alignment : 1ul);
+        cuda_cpu::report_fault_and_abort(message);
+    }
     if (cuda_cpu::call.launch_failed.load()) cuda_cpu::stop_thread_now();
     unsigned long alignment = 1ul << data->log_alignment;
-    char type[64];
-    plain_type_name(data->type ? data->type->name : "?", type, sizeof type);
-    char message[700];
     char verb[64];
     cuda_cpu::said_words(verb, sizeof verb, access_words(data->access_kind));
     cuda_cpu::said(message, sizeof message, "misaligned address: at %s:%u, thread (%u,%u,%u) of block (%u,%u,%u) %s a %s at %p, "
          "which is not a multiple of %lu bytes (a %s must start at one). A GPU stops the kernel there with "
          "cudaErrorMisalignedAddress, and every later CUDA call returns it. Vector types (float2, float4) need an "
          "index that is a multiple of their width, and a row that starts aligned (a padded shared row: pad by 4 "
-         "floats, not 1)", data->where.file ? data->where.file : "?", data->where.line,
-         c->tid.x, c->tid.y, c->tid.z, c->bid.x, c->bid.y, c->bid.z, verb, type,
+         "floats, not 1)", file, line, c->tid.x, c->tid.y, c->tid.z, c->bid.x, c->bid.y, c->bid.z, verb, type,
                   reinterpret_cast<void*>(pointer), alignment, type);
     cuda_cpu::fail_launch(message, cudaErrorMisalignedAddress);
     cuda_cpu::stop_thread_now();
 }
 
-extern "C" void __ubsan_handle_type_mismatch_v1_abort(MisalignedAccess* data, uintptr_t pointer) {
-    __ubsan_handle_type_mismatch_v1(data, pointer);  // built recoverable: never called, but linked where one is not
+extern "C" void __ubsan_handle_type_mismatch_v1(MisalignedAccess* data, uintptr_t pointer) {
+    __ubsan_handle_type_mismatch_v1_abort(data, pointer);  // built not recoverable: never called, but linked where one is
 }

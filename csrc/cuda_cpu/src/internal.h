@@ -118,5 +118,8 @@ void profile_block_end();
 
 // faults.cpp: give this OS thread an alternate signal stack, so a stack overflow can still be reported.
 void prepare_thread_for_faults();
+// faults.cpp: the process stops here, `message` on the grader's fault pipe and on stderr (host code that cannot go
+// on, such as a misaligned access the build's check caught)
+[[noreturn]] void report_fault_and_abort(const char* message);
 
 }  // namespace cuda_cpu
