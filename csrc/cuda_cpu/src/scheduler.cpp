@@ -240,7 +240,7 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, Kernel kernel, int order) {
         release_barrier(b);
     }
     if (!call.launch_failed.load()) check_shared_red_zones(b, bidx);
-    unwind_stopped(b);
+    if (b.done != n) unwind_stopped(b);  // (a block whose threads all ended holds no runner and no frame)
     profile_block_end();
 }
 
