@@ -10,6 +10,8 @@ two #line directives, so its lines (and __LINE__, which every wait reports) are 
     __syncthreads()  (and every wait macro)         ->  cuda_cpu_co_syncthreads()  (a co_await: coroutines.h)
     cta.sync(), cg::sync(cta)                       ->  (co_await cuda_cpu::co::group_sync(cta))
     block_sum(s, v)  (a function that waits)        ->  (co_await block_sum(cuda_cpu_tag, s, v))
+    threadIdx  (and blockIdx, blockDim, gridDim)    ->  cuda_cpu_co_threadIdx  (read through the Tag, not the
+                                                         core's thread-local: outside its lambdas and local classes)
 The original stays as it was, for fibers; the Tag parameter tells the copy from it.
 """
 
@@ -29,6 +31,7 @@ _SPECIFIERS = frozenset({"static", "inline", "extern", "__device__", "__host__",
                          "__noinline__", "__inline__"})
 _ATTRIBUTES = frozenset({"__launch_bounds__", "__attribute__", "__declspec"})
 _MEMBER_SYNC = re.compile(r"^(.*?)\s*(\.|->)\s*sync\s*\(\s*\)$", re.S)
+_COORDINATES = re.compile(r"\b(threadIdx|blockIdx|blockDim|gridDim)\b")
 
 
 class Copies:
@@ -58,6 +61,7 @@ class Copies:
         for name, call in f.calls:
             edits += self._call(fn, name, call)
         edits += [(m.start(), m.end(), WAIT_MACROS[m.group(1)]) for m in _WAIT_MACRO.finditer(self.code, start, end)]
+        edits += self._coordinates(f, edits)
         copy = apply(text[start:end], [(a - start, b - start, new) for a, b, new in edits])
         after = text.find("\n", end)
         after = len(text) if after < 0 else after
@@ -92,6 +96,18 @@ class Copies:
                               line=student_line(call))
             return [(at, at, "(co_await "), self._first_parameter(at, TAG), (stop, stop, ")")]
         return []
+
+    def _coordinates(self, f, edits):
+        """threadIdx and its kin in f's body, read through the copy's Tag: one load where the core's thread-local
+        costs a call (__tls_get_addr) after each wait. Not inside f's lambdas and local classes (which do not
+        see its Tag), nor inside what another edit replaces whole."""
+        if f.body == (0, 0):
+            return []  # (a declaration: no body)
+        taken = [(a, b) for a, b, _ in edits if b > a] + [(a - self.shift, b - self.shift) for a, b in f.scopes]
+        body_start, body_end = (at - self.shift for at in f.body)
+        return [(m.start(), m.end(), "cuda_cpu_co_" + m.group(1))
+                for m in _COORDINATES.finditer(self.code, body_start, body_end)
+                if not any(a <= m.start() < b for a, b in taken)]
 
     def _first_parameter(self, at, parameter):
         """The edit that puts `parameter` first in the parentheses after the name at `at` (a declaration's or a

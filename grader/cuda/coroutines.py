@@ -78,6 +78,8 @@ class Function:
     calls: list = field(default_factory=list)    # (callee name, call cursor) of its own body
     returns: list = field(default_factory=list)  # its own return statements
     lambda_calls: set = field(default_factory=set)  # callee names inside lambdas of its body
+    body: tuple = (0, 0)  # where its body is (offsets in the parsed text)
+    scopes: list = field(default_factory=list)  # where its lambdas and local classes are: their own scopes
 
 
 @functools.cache
@@ -222,6 +224,10 @@ def _facts(f, K):
     """f's own calls and returns (not those of a lambda in it), and the callees inside its lambdas."""
     def visit(c):
         for ch in c.get_children():
+            if c == f.cursor and ch.kind == K.COMPOUND_STMT:
+                f.body = (ch.extent.start.offset, ch.extent.end.offset)
+            if ch.kind in (K.LAMBDA_EXPR, K.CLASS_DECL, K.STRUCT_DECL, K.UNION_DECL, K.CLASS_TEMPLATE):
+                f.scopes.append((ch.extent.start.offset, ch.extent.end.offset))
             if ch.kind == K.LAMBDA_EXPR:
                 f.lambda_calls.update(_callee(d, K) for d in ch.walk_preorder() if d.kind == K.CALL_EXPR)
                 continue

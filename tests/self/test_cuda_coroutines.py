@@ -238,3 +238,37 @@ def test_divergent_barriers_are_reported_alike_both_ways(tmp_path, monkeypatch):
         said[way] = runtime_words.english(lib.cuda_cpu_launch_error().decode())
     assert said["fibers"] == said["coroutines"]
     assert "different barriers" in said["fibers"] and "line 2" in said["fibers"] and "line 5" in said["fibers"]
+
+
+# A kernel that waits reads threadIdx in its body (through its copy's Tag), in a lambda without captures and in a
+# local class's method (neither sees the Tag: they keep the core's thread-local).
+SCOPES = """\
+__global__ void scopes(int* out) {
+    __shared__ int s[64];
+    struct Lane { __device__ static int of() { return threadIdx.x % 32; } };
+    auto twice = [] { return 2 * (int)threadIdx.x; };
+    s[threadIdx.x] = twice();
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s[(threadIdx.x + 1) % blockDim.x] * 100 + Lane::of();
+}
+extern "C" void run(int* out) { scopes<<<3, 64>>>(out); cudaDeviceSynchronize(); }
+"""
+
+
+def test_a_copy_reads_threadidx_through_its_tag_but_not_in_its_lambdas_and_local_classes(tmp_path, monkeypatch):
+    made = coroutines.transform(rewrite(SCOPES, "scopes.cu"), "scopes.cu")
+    copy = made.text[made.text.index("cuda_cpu::co::Kernel scopes"):]
+    assert copy.count("cuda_cpu_co_threadIdx") == 3 and "return 2 * (int)threadIdx.x" in copy
+    assert "return threadIdx.x % 32" in copy
+    (tmp_path / "scopes.cu").write_text(SCOPES)
+    t = np.arange(64)
+    expected = np.tile(2 * ((t + 1) % 64) * 100 + t % 32, 3).astype(np.int32)
+    for way in ("fibers", "coroutines"):
+        monkeypatch.setenv("CUDA_CPU_THREADS", way)
+        lib = ctypes.CDLL(str(cuda_build.build(tmp_path / "scopes.cu")))
+        lib.cuda_cpu_launch_error.restype = ctypes.c_char_p
+        lib.cuda_cpu_begin_call()
+        out = np.zeros(3 * 64, np.int32)
+        lib.run(out.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)))
+        assert lib.cuda_cpu_launch_error() == b""
+        assert np.array_equal(out, expected), (way, out[:8], expected[:8])

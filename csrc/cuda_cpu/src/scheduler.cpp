@@ -205,6 +205,7 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, Kernel kernel, int order) {
                     t->coords = {{x, y, z}, bidx, cfg.block, cfg.grid};
                     t->owner = &b;
                     t->arena = &b.frames;
+                    t->coordinates = &t->coords;
                 }
         prepare_rounds(b, order);
     }

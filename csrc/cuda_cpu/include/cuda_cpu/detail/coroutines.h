@@ -263,6 +263,11 @@ inline Vote vote(unsigned mask, int predicate, int line, int how) {
 
 // The waits as co_await expressions, for the coroutine copies (the same arguments as cuda_cpu.h's macros; the
 // build writes these names in the copies).
+// a copy's own threadIdx and its kin (grader/cuda/coroutine_copies.py), read through its thread: no thread-local
+#define cuda_cpu_co_threadIdx (cuda_cpu_tag.thread->coordinates->tid)
+#define cuda_cpu_co_blockIdx (cuda_cpu_tag.thread->coordinates->bid)
+#define cuda_cpu_co_blockDim (cuda_cpu_tag.thread->coordinates->bdim)
+#define cuda_cpu_co_gridDim (cuda_cpu_tag.thread->coordinates->gdim)
 #define cuda_cpu_co_syncthreads() (co_await cuda_cpu::co::Barrier{__LINE__})
 #define cuda_cpu_co_syncthreads_count(pred) (co_await cuda_cpu::co::count((pred), __LINE__, 0))
 #define cuda_cpu_co_syncthreads_and(pred) (co_await cuda_cpu::co::count((pred), __LINE__, 1))

@@ -80,6 +80,7 @@ struct Parked {
     void* frame = nullptr;
     uint64_t result = 0;
     Arena* arena = nullptr;
+    Coordinates* coordinates = nullptr;  // its threadIdx, blockIdx...: what a coroutine copy reads them from
 };
 
 void run_grid_co(const LaunchConfig& cfg, const std::function<void()>& body,
