@@ -103,7 +103,7 @@ class Copies:
         see its Tag), nor inside what another edit replaces whole."""
         if f.body == (0, 0):
             return []  # (a declaration: no body)
-        taken = [(a, b) for a, b, _ in edits if b > a] + [(a - self.shift, b - self.shift) for a, b in f.scopes]
+        taken = [(a, b) for a, b, _new in edits if b > a] + [(a - self.shift, b - self.shift) for a, b in f.scopes]
         body_start, body_end = (at - self.shift for at in f.body)
         return [(m.start(), m.end(), "cuda_cpu_co_" + m.group(1))
                 for m in _COORDINATES.finditer(self.code, body_start, body_end)
