@@ -13,7 +13,7 @@ import pytest
 from grader.cuda import build as cuda_build, coroutines, thread_kinds
 from grader.cuda.rewrite import rewrite
 from grader.sandbox import runtime_words
-from test_cuda_cpu import ASSERTS, DIAGNOSED, DIAGNOSES
+from test_cuda_cpu import ASSERTS, DIAGNOSES, assert_diagnosed, diagnosed_worker
 
 F32P = ctypes.POINTER(ctypes.c_float)
 
@@ -176,25 +176,12 @@ def test_a_file_that_does_not_wait_is_not_parsed():
 @pytest.fixture(scope="module")
 def as_coroutines(tmp_path_factory):
     """The runtime's own reports (test_cuda_cpu.py's DIAGNOSED kernel) with its threads as coroutines."""
-    from grader.sandbox.client import Submission
-    folder = tmp_path_factory.mktemp("diag")
-    (folder / "diag.cu").write_text(DIAGNOSED)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("CUDA_CPU_THREADS", "coroutines")
-    try:
-        with Submission(folder, kernel_library=cuda_build.build(folder / "diag.cu"), timeout=30) as sub:
-            yield sub
-    finally:
-        mp.undo()
+    yield from diagnosed_worker(tmp_path_factory, CUDA_CPU_THREADS="coroutines")
 
 
 @pytest.mark.parametrize("mode,message", DIAGNOSES, ids=[f"mode{m}" for m, _ in DIAGNOSES])
 def test_a_coroutine_thread_s_bad_access_is_named_as_a_fiber_s(as_coroutines, mode, message):
-    from grader.common.failures import StudentCodeError
-    x = np.ones((mode, 1, 64), np.float32)
-    with pytest.raises(StudentCodeError) as caught:
-        as_coroutines.call("causal_attention_forward", x, x, x)
-    assert re.search(message, str(caught.value)), str(caught.value)
+    assert_diagnosed(as_coroutines, mode, message)
 
 
 def test_a_coroutine_thread_that_returns_early_or_asserts_is_reported(as_coroutines, tmp_path, monkeypatch):

@@ -572,22 +572,39 @@ DIAGNOSES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def diagnosed(tmp_path_factory):
+def diagnosed_worker(tmp_path_factory, **env):
+    """A worker with the DIAGNOSED kernel, built and run with `env` set (GRADER_CUDA_THREADS, CUDA_CPU_THREADS): a
+    module fixture's body, for each way the runtime may run its threads."""
     from grader.sandbox.client import Submission
     folder = tmp_path_factory.mktemp("diag")
     (folder / "diag.cu").write_text(DIAGNOSED)
-    with Submission(folder, kernel_library=cuda_build.build(folder / "diag.cu"), timeout=30) as sub:
-        yield sub
+    mp = pytest.MonkeyPatch()
+    for name, value in env.items():
+        mp.setenv(name, value)
+    try:
+        with Submission(folder, kernel_library=cuda_build.build(folder / "diag.cu"), timeout=30) as sub:
+            yield sub
+    finally:
+        mp.undo()
+
+
+def assert_diagnosed(worker, mode, message):
+    """DIAGNOSES[mode]'s bad access stops the call with its message."""
+    from grader.common.failures import StudentCodeError
+    x = np.ones((mode, 1, 64), np.float32)
+    with pytest.raises(StudentCodeError) as caught:
+        worker.call("causal_attention_forward", x, x, x)
+    assert re.search(message, str(caught.value)), str(caught.value)
+
+
+@pytest.fixture(scope="module")
+def diagnosed(tmp_path_factory):
+    yield from diagnosed_worker(tmp_path_factory)
 
 
 @pytest.mark.parametrize("mode,message", DIAGNOSES, ids=[f"mode{m}" for m, _ in DIAGNOSES])
 def test_bad_accesses_are_named_with_buffer_thread_and_line(diagnosed, mode, message):
-    from grader.common.failures import StudentCodeError
-    x = np.ones((mode, 1, 64), np.float32)
-    with pytest.raises(StudentCodeError) as caught:
-        diagnosed.call("causal_attention_forward", x, x, x)
-    assert re.search(message, str(caught.value)), str(caught.value)
+    assert_diagnosed(diagnosed, mode, message)
 
 
 # Far out of bounds: each buffer has a guard region of its own at either end, so a write at any distance faults in

@@ -4,7 +4,6 @@ thread that waits after all (a kernel the build wrote no coroutine copy for: GRA
 loop where it is, the scheduler going on from there with the same results and the same reports."""
 
 import ctypes
-import re
 
 import numpy as np
 import pytest
@@ -12,7 +11,7 @@ import pytest
 from grader.cuda import build as cuda_build
 from grader.sandbox import runtime_words
 from test_cuda_coroutines import WAITS, _expected
-from test_cuda_cpu import DIAGNOSED, DIAGNOSES
+from test_cuda_cpu import DIAGNOSES, assert_diagnosed, diagnosed_worker
 
 U32P = ctypes.POINTER(ctypes.c_uint32)
 F32P = ctypes.POINTER(ctypes.c_float)
@@ -83,25 +82,12 @@ def test_a_kernel_that_waits_without_a_copy_leaves_its_loop_and_gives_the_same(t
 @pytest.fixture(scope="module")
 def diagnosed_from_a_loop(tmp_path_factory):
     """test_cuda_cpu.py's DIAGNOSED kernel built without copies: each block starts as a loop."""
-    from grader.sandbox.client import Submission
-    folder = tmp_path_factory.mktemp("diag")
-    (folder / "diag.cu").write_text(DIAGNOSED)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("GRADER_CUDA_THREADS", "fibers")
-    try:
-        with Submission(folder, kernel_library=cuda_build.build(folder / "diag.cu"), timeout=30) as sub:
-            yield sub
-    finally:
-        mp.undo()
+    yield from diagnosed_worker(tmp_path_factory, GRADER_CUDA_THREADS="fibers")
 
 
 @pytest.mark.parametrize("mode,message", DIAGNOSES, ids=[f"mode{m}" for m, _ in DIAGNOSES])
 def test_a_bad_access_in_a_loop_is_named_as_on_a_fiber(diagnosed_from_a_loop, mode, message):
-    from grader.common.failures import StudentCodeError
-    x = np.ones((mode, 1, 64), np.float32)
-    with pytest.raises(StudentCodeError) as caught:
-        diagnosed_from_a_loop.call("causal_attention_forward", x, x, x)
-    assert re.search(message, str(caught.value)), str(caught.value)
+    assert_diagnosed(diagnosed_from_a_loop, mode, message)
 
 
 def test_threads_that_return_before_a_barrier_from_a_loop_are_reported(diagnosed_from_a_loop):
