@@ -12,8 +12,15 @@ namespace cuda_cpu {
 
 namespace {
 
-// The threads of the loop: the first `ran` ended (each ran to its end without waiting), the rest are yet to
-// start, and each has its block's coordinates again, not the loop's copy.
+// The loop is over with `ran` of its threads ended (each ran to its end without waiting).
+void loop_ended(Block& b, size_t ran) {
+    b.looping = false;
+    b.done += static_cast<unsigned>(ran);
+    b.loop_threads[0]->runner = nullptr;  // the loop's runner is the first thread's until it ends
+}
+
+// The threads of the loop: the first `ran` ended, the rest are yet to start, and each has its block's coordinates
+// again, not the loop's copy.
 void set_loop_states(Block& b, size_t ran) {
     uint3 bid = b.loop_coords[0].bid;
     for (size_t i = 0; i < b.loop_threads.size(); ++i) {
@@ -21,14 +28,12 @@ void set_loop_states(Block& b, size_t ran) {
         t.state = i < ran ? State::Done : State::Ready;
         t.coords.bid = bid;
     }
-    b.done += static_cast<unsigned>(ran);
-    b.loop_threads[0]->runner = nullptr;  // the loop's runner is the first thread's until it ends
+    loop_ended(b, ran);
 }
 
 }  // namespace
 
 void leave_loop(Block& b) {
-    b.looping = false;
     b.loop_stop.left = true;
     size_t ran = here - b.loop_coords.data();
     Thread& t = *b.loop_threads[ran];
@@ -48,9 +53,7 @@ bool run_loop(Block& b, Runner* r) {
     b.loop_stop.failed = &call.launch_failed;
     size_t ran = (*b.loop)(b.loop_coords.data(), b.loop_coords.size(), &b.loop_stop);
     if (b.loop_stop.left) return true;  // the thread that waited has returned: the runner ends it as any other
-    b.looping = false;
-    b.done += static_cast<unsigned>(ran);  // (their states are left as they were: the block is over)
-    b.loop_threads[0]->runner = nullptr;
+    loop_ended(b, ran);  // (their states are left as they were: the block is over)
     r->assigned = nullptr;
     end_pass(b);  // every thread ran (or the launch failed): the scheduler ends the block
     b.idle.push_back(r);

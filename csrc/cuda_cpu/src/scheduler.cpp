@@ -176,7 +176,8 @@ void unwind_stopped(Block& b) {
     b.unwinding = false;
 }
 
-// A kernel's call: on fibers (body, and loop for a block's first round), or as a coroutine per thread (start).
+// A kernel's call: on fibers (body; loop: each block as one loop until a thread waits), or as a coroutine per
+// thread (start).
 struct Kernel {
     const std::function<void()>* body;
     const std::function<void*(Parked*)>* start;

@@ -81,7 +81,7 @@ struct Block {
     Thread* current = nullptr;
     const std::function<void()>* body = nullptr;  // the launch's kernel call, on fibers
     const std::function<void*(Parked*)>* start = nullptr;  // or its coroutine's start, for a kernel that waits as one
-    // A kernel that does not wait as a coroutine runs the block's first round as one loop (loop.cpp) over
+    // A kernel that does not wait as a coroutine runs each block as one loop (loop.cpp) over
     // loop_coords while `looping`: every thread's coordinates in run order (loop_threads), side by side, so that a
     // thread costs the loop no cache line of its own. A thread that waits ends the loop there.
     const BlockLoop* loop = nullptr;
