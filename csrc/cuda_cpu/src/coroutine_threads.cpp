@@ -78,13 +78,10 @@ void co::finished(Parked* parked) {
     ++t.owner->done;
 }
 
-void run_round_co(Block& b) {
-    // A thread stopped where it could not unwind (stop_coroutine_now) comes back here: it has ended, the round
-    // goes on with the next one.
-    if (setjmp(b.escape) != 0) {
-        if (++b.round_pos >= b.round.size() && !continue_block(b)) return;
-    }
-    Coordinates** coordinates = &here;  // (each use of a thread_local in a kernel library is a call)
+namespace {
+// The rounds themselves, outside run_round_co: a function that calls setjmp keeps nothing in registers across a
+// call, not even where `here` lives (a call to __tls_get_addr before each resume).
+[[gnu::noinline]] void resume_rounds(Block& b, Coordinates** coordinates) {
     for (;;) {
         // nothing a thread runs changes the round: its bounds stay in registers across the resumes
         Thread* const* round = b.round.data();
@@ -100,6 +97,16 @@ void run_round_co(Block& b) {
         b.round_pos = b.round.size();
         if (!continue_block(b)) return;
     }
+}
+}  // namespace
+
+void run_round_co(Block& b) {
+    // A thread stopped where it could not unwind (stop_coroutine_now) comes back here: it has ended, the round
+    // goes on with the next one.
+    if (setjmp(b.escape) != 0) {
+        if (++b.round_pos >= b.round.size() && !continue_block(b)) return;
+    }
+    resume_rounds(b, coordinates_slot());
 }
 
 namespace {

@@ -215,21 +215,25 @@ struct GroupSync {
 template <class Group>
 GroupSync group_sync(const Group& g, int line = __builtin_LINE()) { return {line, g.cuda_cpu_sync_lanes()}; }
 
-// the source lanes of cuda_cpu.h's shuffles (lanes outside the width segment read their own value)
-inline int shfl_src(int src, int width) {
-    int lane = lane_id(), base = lane - lane % width;
+// the source lanes of cuda_cpu.h's shuffles (lanes outside the width segment read their own value), the lane read
+// through the copy's Tag (lane_id() asks the thread-local slot: a call at every shuffle)
+inline int lane_of(const Coordinates& c) {
+    return static_cast<int>((c.tid.x + c.bdim.x * (c.tid.y + c.bdim.y * c.tid.z)) % warpSize);
+}
+inline int shfl_src(Tag tag, int src, int width) {
+    int lane = lane_of(*tag.thread->coordinates), base = lane - lane % width;
     return base + ((src % width) + width) % width;
 }
-inline int shfl_xor_src(int lane_mask, int width) {
-    int lane = lane_id(), base = lane - lane % width, src = lane ^ lane_mask;
+inline int shfl_xor_src(Tag tag, int lane_mask, int width) {
+    int lane = lane_of(*tag.thread->coordinates), base = lane - lane % width, src = lane ^ lane_mask;
     return src >= base && src < base + width ? src : lane;
 }
-inline int shfl_down_src(unsigned delta, int width) {
-    int lane = lane_id(), base = lane - lane % width, src = lane + static_cast<int>(delta);
+inline int shfl_down_src(Tag tag, unsigned delta, int width) {
+    int lane = lane_of(*tag.thread->coordinates), base = lane - lane % width, src = lane + static_cast<int>(delta);
     return src < base + width ? src : lane;
 }
-inline int shfl_up_src(unsigned delta, int width) {
-    int lane = lane_id(), base = lane - lane % width, src = lane - static_cast<int>(delta);
+inline int shfl_up_src(Tag tag, unsigned delta, int width) {
+    int lane = lane_of(*tag.thread->coordinates), base = lane - lane % width, src = lane - static_cast<int>(delta);
     return src >= base ? src : lane;
 }
 
@@ -279,10 +283,12 @@ inline Vote vote(unsigned mask, int predicate, int line, int how) {
     (co_await cuda_cpu::co::Warp{__LINE__, cuda_cpu_mask_or_all(__VA_ARGS__), 0, -1})
 #define cuda_cpu_co_width(w, ...) (w)
 #define cuda_cpu_co_shfl_sync(mask, var, src, ...) (co_await cuda_cpu::co::exchange((mask), (var), \
-    cuda_cpu::co::shfl_src((src), cuda_cpu_co_width(__VA_ARGS__ __VA_OPT__(,) warpSize)), __LINE__))
+    cuda_cpu::co::shfl_src(cuda_cpu_tag, (src), cuda_cpu_co_width(__VA_ARGS__ __VA_OPT__(,) warpSize)), __LINE__))
 #define cuda_cpu_co_shfl_xor_sync(mask, var, lane_mask, ...) (co_await cuda_cpu::co::exchange((mask), (var), \
-    cuda_cpu::co::shfl_xor_src((lane_mask), cuda_cpu_co_width(__VA_ARGS__ __VA_OPT__(,) warpSize)), __LINE__))
+    cuda_cpu::co::shfl_xor_src(cuda_cpu_tag, (lane_mask), \
+        cuda_cpu_co_width(__VA_ARGS__ __VA_OPT__(,) warpSize)), __LINE__))
 #define cuda_cpu_co_shfl_down_sync(mask, var, delta, ...) (co_await cuda_cpu::co::exchange((mask), (var), \
-    cuda_cpu::co::shfl_down_src((delta), cuda_cpu_co_width(__VA_ARGS__ __VA_OPT__(,) warpSize)), __LINE__))
+    cuda_cpu::co::shfl_down_src(cuda_cpu_tag, (delta), \
+        cuda_cpu_co_width(__VA_ARGS__ __VA_OPT__(,) warpSize)), __LINE__))
 #define cuda_cpu_co_shfl_up_sync(mask, var, delta, ...) (co_await cuda_cpu::co::exchange((mask), (var), \
-    cuda_cpu::co::shfl_up_src((delta), cuda_cpu_co_width(__VA_ARGS__ __VA_OPT__(,) warpSize)), __LINE__))
+    cuda_cpu::co::shfl_up_src(cuda_cpu_tag, (delta), cuda_cpu_co_width(__VA_ARGS__ __VA_OPT__(,) warpSize)), __LINE__))
