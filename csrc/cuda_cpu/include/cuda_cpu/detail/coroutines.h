@@ -217,23 +217,21 @@ GroupSync group_sync(const Group& g, int line = __builtin_LINE()) { return {line
 
 // the source lanes of cuda_cpu.h's shuffles (lanes outside the width segment read their own value), the lane read
 // through the copy's Tag (lane_id() asks the thread-local slot: a call at every shuffle)
-inline int lane_of(const Coordinates& c) {
-    return static_cast<int>((c.tid.x + c.bdim.x * (c.tid.y + c.bdim.y * c.tid.z)) % warpSize);
-}
+inline int lane_of(Tag tag) { return cuda_cpu::lane_of(*tag.thread->coordinates); }
 inline int shfl_src(Tag tag, int src, int width) {
-    int lane = lane_of(*tag.thread->coordinates), base = lane - lane % width;
+    int lane = lane_of(tag), base = lane - lane % width;
     return base + ((src % width) + width) % width;
 }
 inline int shfl_xor_src(Tag tag, int lane_mask, int width) {
-    int lane = lane_of(*tag.thread->coordinates), base = lane - lane % width, src = lane ^ lane_mask;
+    int lane = lane_of(tag), base = lane - lane % width, src = lane ^ lane_mask;
     return src >= base && src < base + width ? src : lane;
 }
 inline int shfl_down_src(Tag tag, unsigned delta, int width) {
-    int lane = lane_of(*tag.thread->coordinates), base = lane - lane % width, src = lane + static_cast<int>(delta);
+    int lane = lane_of(tag), base = lane - lane % width, src = lane + static_cast<int>(delta);
     return src < base + width ? src : lane;
 }
 inline int shfl_up_src(Tag tag, unsigned delta, int width) {
-    int lane = lane_of(*tag.thread->coordinates), base = lane - lane % width, src = lane - static_cast<int>(delta);
+    int lane = lane_of(tag), base = lane - lane % width, src = lane - static_cast<int>(delta);
     return src >= base ? src : lane;
 }
 

@@ -205,10 +205,11 @@ T shuffle(unsigned mask, T value, int src_lane, int line) {
     return out;
 }
 
-inline int lane_id() {
-    const Coordinates& c = running();
+// a thread's lane: its place in its warp (coroutines.h reads the coordinates through a copy's Tag instead)
+inline int lane_of(const Coordinates& c) {
     unsigned linear = c.tid.x + c.bdim.x * (c.tid.y + c.bdim.y * c.tid.z);
     return static_cast<int>(linear % warpSize);
 }
+inline int lane_id() { return lane_of(running()); }
 
 }  // namespace cuda_cpu
