@@ -49,6 +49,15 @@ struct AltStack {
     }
 };
 
+// `msg` (its length as snprintf gave it, in a buffer of `size`) on the grader's fault pipe; false where no grader
+// listens
+bool tell_grader(const char* msg, int len, size_t size) {
+    if (fault_fd < 0 || len <= 0) return false;
+    ssize_t ignored = ::write(fault_fd, msg, static_cast<size_t>(len) < size ? len : size - 1);
+    (void)ignored;
+    return true;
+}
+
 void on_fault(int sig, siginfo_t* info, void* context) {
     if (reported.exchange(true)) return;  // another thread is reporting; this one dies by the default action
     uintptr_t pc = 0, sp = 0;
@@ -90,10 +99,7 @@ void on_fault(int sig, siginfo_t* info, void* context) {
     int said_len = said(msg, sizeof msg, "%s, in %s", what, who);  // then where, for the grader (replies.py)
     int len = said_len + std::snprintf(msg + said_len, sizeof msg - said_len, "\n@pc 0x%lx\n",
                                        static_cast<unsigned long>(pc >= library_base ? pc - library_base : 0));
-    if (fault_fd >= 0 && len > 0) {
-        ssize_t ignored = ::write(fault_fd, msg, static_cast<size_t>(len) < sizeof msg ? len : sizeof msg - 1);
-        (void)ignored;
-    }
+    tell_grader(msg, len, sizeof msg);
 }
 
 // The function as nvcc's front end writes it: "void k(const float *, int)" where g++ writes "const float*".
@@ -112,10 +118,7 @@ void cuda_style_signature(const char* function, char* out, size_t n) {
     if (!reported.exchange(true)) {
         char msg[800];
         int len = std::snprintf(msg, sizeof msg, "%s\n", message);  // (its own file and line: no @pc)
-        if (fault_fd >= 0 && len > 0) {
-            ssize_t ignored = ::write(fault_fd, msg, static_cast<size_t>(len) < sizeof msg ? len : sizeof msg - 1);
-            (void)ignored;
-        } else {  // a program of its own (no grader to tell): said on stderr, in English
+        if (!tell_grader(msg, len, sizeof msg)) {  // a program of its own (no grader to tell): on stderr, in English
             std::fprintf(stderr, "%s\n", plain_words(message).c_str());
         }
     }
