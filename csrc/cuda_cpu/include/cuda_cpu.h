@@ -92,23 +92,19 @@ inline unsigned cuda_cpu_mask_or_all(unsigned mask = 0xffffffffu) { return mask;
 
 template <class T>
 T cuda_cpu_shfl(unsigned mask, T v, int src, int line, int width = warpSize) {
-    int lane = cuda_cpu::lane_id(), base = lane - lane % width;
-    return cuda_cpu::shuffle(mask, v, base + ((src % width) + width) % width, line);
+    return cuda_cpu::shuffle(mask, v, cuda_cpu::shfl_source(cuda_cpu::lane_id(), src, width), line);
 }
 template <class T>
 T cuda_cpu_shfl_xor(unsigned mask, T v, int lane_mask, int line, int width = warpSize) {
-    int lane = cuda_cpu::lane_id(), base = lane - lane % width, src = lane ^ lane_mask;
-    return cuda_cpu::shuffle(mask, v, (src >= base && src < base + width) ? src : lane, line);
+    return cuda_cpu::shuffle(mask, v, cuda_cpu::shfl_xor_source(cuda_cpu::lane_id(), lane_mask, width), line);
 }
 template <class T>
 T cuda_cpu_shfl_down(unsigned mask, T v, unsigned delta, int line, int width = warpSize) {
-    int lane = cuda_cpu::lane_id(), base = lane - lane % width, src = lane + static_cast<int>(delta);
-    return cuda_cpu::shuffle(mask, v, src < base + width ? src : lane, line);
+    return cuda_cpu::shuffle(mask, v, cuda_cpu::shfl_down_source(cuda_cpu::lane_id(), delta, width), line);
 }
 template <class T>
 T cuda_cpu_shfl_up(unsigned mask, T v, unsigned delta, int line, int width = warpSize) {
-    int lane = cuda_cpu::lane_id(), base = lane - lane % width, src = lane - static_cast<int>(delta);
-    return cuda_cpu::shuffle(mask, v, src >= base ? src : lane, line);
+    return cuda_cpu::shuffle(mask, v, cuda_cpu::shfl_up_source(cuda_cpu::lane_id(), delta, width), line);
 }
 
 // __reduce_add_sync and friends (sm_80 and later): every lane of the mask gets the result over the mask's lanes,

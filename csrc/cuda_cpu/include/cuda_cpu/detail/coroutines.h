@@ -215,25 +215,8 @@ struct GroupSync {
 template <class Group>
 GroupSync group_sync(const Group& g, int line = __builtin_LINE()) { return {line, g.cuda_cpu_sync_lanes()}; }
 
-// the source lanes of cuda_cpu.h's shuffles (lanes outside the width segment read their own value), the lane read
-// through the copy's Tag (lane_id() asks the thread-local slot: a call at every shuffle)
+// a copy's lane, read through its Tag (lane_id() asks the thread-local slot: a call at every shuffle)
 inline int lane_of(Tag tag) { return cuda_cpu::lane_of(*tag.thread->coordinates); }
-inline int shfl_src(Tag tag, int src, int width) {
-    int lane = lane_of(tag), base = lane - lane % width;
-    return base + ((src % width) + width) % width;
-}
-inline int shfl_xor_src(Tag tag, int lane_mask, int width) {
-    int lane = lane_of(tag), base = lane - lane % width, src = lane ^ lane_mask;
-    return src >= base && src < base + width ? src : lane;
-}
-inline int shfl_down_src(Tag tag, unsigned delta, int width) {
-    int lane = lane_of(tag), base = lane - lane % width, src = lane + static_cast<int>(delta);
-    return src < base + width ? src : lane;
-}
-inline int shfl_up_src(Tag tag, unsigned delta, int width) {
-    int lane = lane_of(tag), base = lane - lane % width, src = lane - static_cast<int>(delta);
-    return src >= base ? src : lane;
-}
 
 struct Vote : Warp {  // a ballot, any or all: the lanes of the mask whose predicate is true
     int how;          // 0: ballot, 1: any, 2: all
@@ -280,13 +263,12 @@ inline Vote vote(unsigned mask, int predicate, int line, int how) {
 #define cuda_cpu_co_syncwarp(...) \
     (co_await cuda_cpu::co::Warp{__LINE__, cuda_cpu_mask_or_all(__VA_ARGS__), 0, -1})
 #define cuda_cpu_co_width(w, ...) (w)
-#define cuda_cpu_co_shfl_sync(mask, var, src, ...) (co_await cuda_cpu::co::exchange((mask), (var), \
-    cuda_cpu::co::shfl_src(cuda_cpu_tag, (src), cuda_cpu_co_width(__VA_ARGS__ __VA_OPT__(,) warpSize)), __LINE__))
-#define cuda_cpu_co_shfl_xor_sync(mask, var, lane_mask, ...) (co_await cuda_cpu::co::exchange((mask), (var), \
-    cuda_cpu::co::shfl_xor_src(cuda_cpu_tag, (lane_mask), \
-        cuda_cpu_co_width(__VA_ARGS__ __VA_OPT__(,) warpSize)), __LINE__))
-#define cuda_cpu_co_shfl_down_sync(mask, var, delta, ...) (co_await cuda_cpu::co::exchange((mask), (var), \
-    cuda_cpu::co::shfl_down_src(cuda_cpu_tag, (delta), \
-        cuda_cpu_co_width(__VA_ARGS__ __VA_OPT__(,) warpSize)), __LINE__))
-#define cuda_cpu_co_shfl_up_sync(mask, var, delta, ...) (co_await cuda_cpu::co::exchange((mask), (var), \
-    cuda_cpu::co::shfl_up_src(cuda_cpu_tag, (delta), cuda_cpu_co_width(__VA_ARGS__ __VA_OPT__(,) warpSize)), __LINE__))
+#define cuda_cpu_co_shfl(how, mask, var, arg, ...) (co_await cuda_cpu::co::exchange((mask), (var), \
+    cuda_cpu::how(cuda_cpu::co::lane_of(cuda_cpu_tag), (arg), cuda_cpu_co_width(__VA_ARGS__ __VA_OPT__(,) warpSize)), \
+    __LINE__))
+#define cuda_cpu_co_shfl_sync(mask, var, src, ...) cuda_cpu_co_shfl(shfl_source, mask, var, src, __VA_ARGS__)
+#define cuda_cpu_co_shfl_xor_sync(mask, var, lane_mask, ...) \
+    cuda_cpu_co_shfl(shfl_xor_source, mask, var, lane_mask, __VA_ARGS__)
+#define cuda_cpu_co_shfl_down_sync(mask, var, delta, ...) \
+    cuda_cpu_co_shfl(shfl_down_source, mask, var, delta, __VA_ARGS__)
+#define cuda_cpu_co_shfl_up_sync(mask, var, delta, ...) cuda_cpu_co_shfl(shfl_up_source, mask, var, delta, __VA_ARGS__)

@@ -212,4 +212,22 @@ inline int lane_of(const Coordinates& c) {
 }
 inline int lane_id() { return lane_of(running()); }
 
+// The source lane of a shuffle from `lane` (cuda_cpu.h's, and a coroutine copy's: coroutines.h): lanes outside the
+// width segment, or sources outside [0, width), read their own value, as on the GPU.
+inline int shfl_source(int lane, int src, int width) {
+    return lane - lane % width + ((src % width) + width) % width;
+}
+inline int shfl_xor_source(int lane, int lane_mask, int width) {
+    int base = lane - lane % width, src = lane ^ lane_mask;
+    return src >= base && src < base + width ? src : lane;
+}
+inline int shfl_down_source(int lane, unsigned delta, int width) {
+    int base = lane - lane % width, src = lane + static_cast<int>(delta);
+    return src < base + width ? src : lane;
+}
+inline int shfl_up_source(int lane, unsigned delta, int width) {
+    int base = lane - lane % width, src = lane - static_cast<int>(delta);
+    return src >= base ? src : lane;
+}
+
 }  // namespace cuda_cpu
