@@ -20,7 +20,7 @@ from grader.common.i18n import _
 from grader.common.failures import (ForbiddenCall, ImportFailed, Missing, NotImplementedYet,
                                      StudentCodeError, TimedOut, WorkerFailed)
 from grader.common.records import add_moved, add_time, timed
-from grader.sandbox import isolation, launch, memory_held, replies, runtime_words, wire
+from grader.sandbox import isolation, launch, memory_held, replies, run_delay, runtime_words, wire
 
 MAX_REPLY_BYTES = 1 << 32  # one array of a reply; the largest graded output is 201 MB
 MAX_OUTPUT_SHOWN = 2000
@@ -55,6 +55,7 @@ class Submission:
         self.timeout = timeout
         self._call_timeout = timeout  # the limit of the call in flight (call() sets it)
         self._call_why = None  # where that limit comes from, in words, when it is not the default
+        self._clock = None  # the call in flight's (run_delay.CallClock): time its worker waited for a core is not counted
         self._import_problem = None
         self._started = None  # the running worker (launch.Started), None between workers
         self._diagnostics = []  # what the runtime's last crash report named (replies.kernel_diagnostics)
@@ -208,15 +209,11 @@ class Submission:
                                 .format(func=func, uses=uses))
         arrays = [a for a in args if isinstance(a, np.ndarray)]
         add_moved("sent", sum(a.nbytes for a in arrays))
-        spec, i = [], 0
-        for a in args:
-            if isinstance(a, np.ndarray):
-                spec.append({"array": i})
-                i += 1
-            else:
-                spec.append({"value": a})
+        place = iter(range(len(arrays)))  # an array's place among the arrays sent
+        spec = [{"array": next(place)} if isinstance(a, np.ndarray) else {"value": a} for a in args]
         self._call_timeout = timeout or self.timeout
-        deadline = time.monotonic() + self._call_timeout
+        self._clock = run_delay.clock_for(self._started, self._call_timeout)
+        deadline = self._clock.deadline
         self._output_mark = self._capture.tell()
         request = wire.encode({"op": "call", "func": func, "args": spec, "return_args": return_args,
                                "options": options or {}}, arrays, self._arena)
@@ -233,6 +230,7 @@ class Submission:
     def _receive(self, doing, deadline, limit=None, func=None):
         """The worker's next reply; doing: what it was doing, in words; func: the function it was running."""
         try:
+            deadline = self._clock.wait_readable(self._replies) if func is not None else deadline
             return wire.read_deadline(self._replies, deadline, MAX_REPLY_BYTES, self._arena)
         except wire.WireTimeout:
             limit = limit or self._call_timeout

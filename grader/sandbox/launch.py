@@ -36,6 +36,7 @@ class Started:
     requests: int  # fd of the worker's stdin (non-blocking)
     faults: int = None  # kernels: fd of the CPU runtime's crash reports
     arena: wire.Arena = None  # where large arrays travel (wire.py), or None: in the frames
+    family: tuple = None  # its processes (run_delay.family), read at its first call
 
     def stop(self):
         """Stop the worker and everything it started (its whole process group); remove its sandbox."""

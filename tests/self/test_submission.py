@@ -1,5 +1,6 @@
 """The seam: student code runs in a worker; whatever it does, the grader gets a clear message or a checked array."""
 
+import os
 import re
 import subprocess
 import sys
@@ -149,6 +150,48 @@ def test_endless_loop_times_out_and_the_worker_is_replaced(make_submission):
             sub.submit("spin", np.ones(2), timeout=1.0).result()
         assert "memory" not in str(stopped.value)  # it held next to nothing: no word about memory
         assert sub.call("good", np.ones(2)).shape == (2,)
+
+
+def test_time_a_worker_waits_for_a_busy_core_does_not_count_and_a_sleep_still_ends_at_its_limit(make_submission):
+    """A call's limit is its worker's to use: while four other processes keep its one core busy it runs a fifth of
+    the time, and its deadline moves on by the time it waited (grader/sandbox/run_delay.py), but never past STRETCH
+    times the limit (here 5 s would be its share). A worker that sleeps waits for no core: stopped at its limit."""
+    from grader.sandbox import run_delay
+    with submission(make_submission, """
+        import time
+        def spin(x):
+            while True:
+                pass
+        def nap(x):
+            time.sleep(600)
+        def good(x):
+            return x
+    """) as sub:
+        sub.call("good", np.ones(2))  # the worker is running: its processes are known
+        core = {min(os.sched_getaffinity(0))}
+        # each in a session of its own: the kernel shares a core fairly between sessions (autogroups) first
+        hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+                for _ in range(4)]
+        try:
+            for pid in [*sub._started.family, *(h.pid for h in hogs)]:
+                try:
+                    os.sched_setaffinity(pid, core)
+                except PermissionError:
+                    pytest.skip("the worker runs as another user: its core cannot be chosen here")
+            started = time.monotonic()
+            with pytest.raises(WorkerFailed, match="timed out after 1 s"):
+                sub.submit("spin", np.ones(2), timeout=1.0).result()
+            took = time.monotonic() - started
+        finally:
+            for h in hogs:
+                h.kill()
+                h.wait()
+        # a fifth of a core: its deadline moved on to STRETCH s, not past it (a little slack for the reply)
+        assert run_delay.STRETCH - 0.5 <= took <= run_delay.STRETCH + 0.5, took
+        started = time.monotonic()
+        with pytest.raises(WorkerFailed, match="timed out after 1 s"):
+            sub.submit("nap", np.ones(2), timeout=1.0).result()
+        assert time.monotonic() - started < 1.6
 
 
 def test_a_call_stopped_for_time_while_holding_much_memory_says_so(make_submission):

@@ -1,0 +1,78 @@
+"""Time a worker spent waiting for a core does not count against its time limit.
+
+A call's limit (CALL_TIMEOUT, or the one a kernel's judge sets) is meant for the student's code, not for the
+machine's other work: on a busy machine (a class graded two at a time, CI's long suites side by side on 2 cores) a
+worker may wait for a core for much of its limit, and a fresh virtual machine gives memory touched for the first
+time at a fraction of its usual speed, so a memory hoard reached neither its memory limit nor the size that earns
+it a word on memory (memory_held.py) before the time limit stopped it. The kernel counts, per process, the time it
+was ready to run but waited for a core (/proc/PID/schedstat, its second field, in ns): a call's deadline moves on by
+the time its worker waited that way since the call began, up to STRETCH times its limit in all, so that a hang (a
+sleep waits for nothing but itself) still ends at its limit and an endless loop at most at STRETCH times it.
+"""
+
+import select
+import time
+
+STRETCH = 3  # a call takes at most this many times its limit in wall time, however busy the machine
+READ_GRACE = 1.0  # seconds to read the rest of a reply that began before the deadline (its arrays are in the arena)
+
+
+def family(pid):
+    """pid and the processes it started, and theirs (a worker's box: bubblewrap, the worker, what it started), read
+    from each process's list of children (a few small files, where a scan of /proc takes milliseconds)."""
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        try:
+            with open(f"/proc/{p}/task/{p}/children") as f:
+                todo += [int(c) for c in f.read().split()]
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def waited(pids):
+    """Seconds the processes pids have waited for a core, ready to run, since they started (0 for one gone)."""
+    total = 0
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/schedstat") as f:
+                total += int(f.read().split()[1])
+        except (OSError, ValueError, IndexError):
+            pass
+    return total / 1e9
+
+
+class CallClock:
+    """One call's clock: its limit in seconds from now, its deadline moved on by what its worker's processes (pids)
+    waited for a core meanwhile."""
+
+    def __init__(self, pids, limit):
+        self.pids, self.limit = tuple(pids), limit
+        self.start = time.monotonic()
+        self.deadline = self.start + limit
+        self._waited_at_start = waited(self.pids)
+
+    def moved_deadline(self):
+        """The deadline, moved on by the waiting since the call began (at most STRETCH times the limit)."""
+        waiting = max(0.0, waited(self.pids) - self._waited_at_start)
+        return min(self.start + self.limit + waiting, self.start + STRETCH * self.limit)
+
+    def wait_readable(self, fd):
+        """Wait until fd has something to read or the call's time is up; return the deadline to read it by."""
+        while True:
+            left = self.deadline - time.monotonic()
+            if select.select([fd], [], [], max(0.0, left))[0]:
+                return max(self.deadline, time.monotonic() + READ_GRACE)
+            moved = self.moved_deadline()
+            if moved <= time.monotonic():
+                return self.deadline  # up: the read that follows times out at once
+            self.deadline = moved
+
+
+def clock_for(started, limit):
+    """A call's clock for the running worker `started` (launch.Started), whose processes are read at its first call."""
+    if started.family is None:
+        started.family = tuple(family(started.proc.pid))
+    return CallClock(started.family, limit)
