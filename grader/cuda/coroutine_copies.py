@@ -12,12 +12,14 @@ two #line directives, so its lines (and __LINE__, which every wait reports) are 
     block_sum(s, v)  (a function that waits)        ->  (co_await block_sum(cuda_cpu_tag, s, v))
     threadIdx  (and blockIdx, blockDim, gridDim)    ->  cuda_cpu_co_threadIdx  (read through the Tag, not the
                                                          core's thread-local: outside its lambdas and local classes)
+    a loop that does not wait                       ->  run on the stack, in a lambda (grader/cuda/coroutine_loops.py)
 The original stays as it was, for fibers; the Tag parameter tells the copy from it.
 """
 
 import re
 
 from grader.common.i18n import N_
+from grader.cuda import coroutine_loops
 from grader.cuda.coroutines import GROUP_SYNC, PARSE_PREFIX, WAITS, Refused, student_line
 from grader.cuda.rewrite import masked
 
@@ -60,8 +62,9 @@ class Copies:
             edits.append((at, at + 6, "co_return"))
         for name, call in f.calls:
             edits += self._call(fn, name, call)
-        edits += [(m.start(), m.end(), WAIT_MACROS[m.group(1)]) for m in _WAIT_MACRO.finditer(self.code, start, end)]
-        edits += self._coordinates(f, edits)
+        waits = [(m.start(), m.end(), WAIT_MACROS[m.group(1)]) for m in _WAIT_MACRO.finditer(self.code, start, end)]
+        edits += waits + self._coordinates(f, edits + waits)
+        edits += coroutine_loops.loop_edits(self, f, self.waiting, [(a, b) for a, b, _new in waits])
         copy = apply(text[start:end], [(a - start, b - start, new) for a, b, new in edits])
         after = text.find("\n", end)
         after = len(text) if after < 0 else after
