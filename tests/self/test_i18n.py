@@ -98,25 +98,44 @@ def _said(lang, message, plural=None):
     return (t.ngettext(message, plural, 2) if plural else t.gettext(message)).split("{")[0].strip()
 
 
-@pytest.fixture(scope="module")
-def mask_leaks_future(tmp_path_factory):
-    """solutions/wrong/mask_leaks_future: the reference with a mask that lets j = i + 1 through."""
+def _control_folder(tmp_path_factory, name):
+    """solutions/wrong/NAME's files in a folder of their own, and the control."""
     from grader.dev import controls
-    control = controls.Control.load(controls.WRONG / "mask_leaks_future.py")
+    control = controls.Control.load(controls.WRONG / f"{name}.py")
     folder = tmp_path_factory.mktemp("control")
-    for name, text in controls.files(control).items():
-        (folder / name).write_text(text)
+    for file, text in controls.files(control).items():
+        (folder / file).write_text(text)
     return folder, control
 
 
+@pytest.fixture(scope="module")
+def mask_leaks_future(tmp_path_factory):
+    """solutions/wrong/mask_leaks_future: the reference with a mask that lets j = i + 1 through."""
+    return _control_folder(tmp_path_factory, "mask_leaks_future")
+
+
+@pytest.fixture(scope="module")
+def mask_leaks_future_in_english(mask_leaks_future, tmp_path_factory):
+    """Its grading in English (results.json, scorecard), once for every language it is compared with."""
+    return grade_to_json(mask_leaks_future[0], tmp_path_factory.mktemp("en"), "--exercise", "apply_causal_mask",
+                         "--lang", "en")
+
+
+@pytest.fixture(scope="module")
+def kernel_writes_past_o(tmp_path_factory):
+    """solutions/wrong/kernel_writes_past_O, and its grading in English, once for every language."""
+    folder, control = _control_folder(tmp_path_factory, "kernel_writes_past_O")
+    english, _text = grade_to_json(folder, tmp_path_factory.mktemp("en"), "--exercise", "cuda_kernel", "--lang", "en",
+                                   "--no-profile")
+    return folder, english
+
+
 @pytest.mark.parametrize("lang", LANGS)
-def test_a_wrong_mask_is_graded_in_each_language_with_its_hint_there_and_the_same_score(lang, mask_leaks_future,
-                                                                                      tmp_path):
+def test_a_wrong_mask_is_graded_in_each_language_with_its_hint_there_and_the_same_score(
+        lang, mask_leaks_future, mask_leaks_future_in_english, tmp_path):
     folder, control = mask_leaks_future
-    for lang_dir in ("en", lang):
-        (tmp_path / lang_dir).mkdir()
-    english, english_text = grade_to_json(folder, tmp_path / "en", "--exercise", "apply_causal_mask", "--lang", "en")
-    graded, text = grade_to_json(folder, tmp_path / lang, "--exercise", "apply_causal_mask", "--lang", lang)
+    english, english_text = mask_leaks_future_in_english
+    graded, text = grade_to_json(folder, tmp_path, "--exercise", "apply_causal_mask", "--lang", lang)
     assert graded["score"] == english["score"] == control.scores["apply_causal_mask"]
     assert [t["score"] for t in graded["tests"]] == [t["score"] for t in english["tests"]]
     assert [t["name"] for t in graded["tests"]] == [t["name"] for t in english["tests"]]  # names stay English
@@ -196,20 +215,11 @@ def test_the_runtime_s_messages_are_rendered_from_their_format_and_arguments(mon
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_a_kernel_writing_past_o_is_reported_by_the_runtime_in_each_language(lang, tmp_path):
+def test_a_kernel_writing_past_o_is_reported_by_the_runtime_in_each_language(lang, kernel_writes_past_o, tmp_path):
     """solutions/wrong/kernel_writes_past_O: the runtime's out-of-bounds message, rendered from the catalog, and
     the same diagnostic id and score as in English."""
-    from grader.dev import controls
-    control = controls.Control.load(controls.WRONG / "kernel_writes_past_O.py")
-    folder = tmp_path / "control"
-    folder.mkdir()
-    for name, text in controls.files(control).items():
-        (folder / name).write_text(text)
-    for lang_dir in ("en", lang):
-        (tmp_path / lang_dir).mkdir()
-    english, _text = grade_to_json(folder, tmp_path / "en", "--exercise", "cuda_kernel", "--lang", "en",
-                                   "--no-profile")
-    graded, text = grade_to_json(folder, tmp_path / lang, "--exercise", "cuda_kernel", "--lang", lang, "--no-profile")
+    folder, english = kernel_writes_past_o
+    graded, text = grade_to_json(folder, tmp_path, "--exercise", "cuda_kernel", "--lang", lang, "--no-profile")
     assert graded["score"] == english["score"]
     mistakes = lambda r: sorted({m for t in r["tests"] for m in t["extra_data"]["mistakes"]})  # noqa: E731
     assert mistakes(graded) == mistakes(english) and "kernel_out_of_bounds" in mistakes(graded)
