@@ -207,6 +207,7 @@ void run_block(const LaunchConfig& cfg, uint3 bidx, Kernel kernel, int order) {
                     t->owner = &b;
                     t->arena = &b.frames;
                     t->coordinates = &t->coords;
+                    t->lane = lane_of(t->coords);
                 }
         prepare_rounds(b, order);
     }

@@ -215,8 +215,9 @@ struct GroupSync {
 template <class Group>
 GroupSync group_sync(const Group& g, int line = __builtin_LINE()) { return {line, g.cuda_cpu_sync_lanes()}; }
 
-// a copy's lane, read through its Tag (lane_id() asks the thread-local slot: a call at every shuffle)
-inline int lane_of(Tag tag) { return cuda_cpu::lane_of(*tag.thread->coordinates); }
+// a copy's lane, read through its Tag (lane_id() asks the thread-local slot: a call at every shuffle), as the
+// scheduler keeps it (the modulo, which costs nothing, tells the compiler it is in [0, warpSize))
+inline int lane_of(Tag tag) { return static_cast<int>(static_cast<unsigned>(tag.thread->lane) % warpSize); }
 
 struct Vote : Warp {  // a ballot, any or all: the lanes of the mask whose predicate is true
     int how;          // 0: ballot, 1: any, 2: all

@@ -81,6 +81,7 @@ struct Parked {
     uint64_t result = 0;
     Arena* arena = nullptr;
     Coordinates* coordinates = nullptr;  // its threadIdx, blockIdx...: what a coroutine copy reads them from
+    int lane = 0;  // its place in its warp (lane_of its coordinates), kept: a coroutine copy's shuffle reads it
 };
 
 void run_grid_co(const LaunchConfig& cfg, const std::function<void()>& body,
