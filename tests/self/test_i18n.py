@@ -115,10 +115,16 @@ def mask_leaks_future(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def mask_leaks_future_in_english(mask_leaks_future, tmp_path_factory):
-    """Its grading in English (results.json, scorecard), once for every language it is compared with."""
-    return grade_to_json(mask_leaks_future[0], tmp_path_factory.mktemp("en"), "--exercise", "apply_causal_mask",
-                         "--lang", "en")
+def mask_leaks_future_in(mask_leaks_future, tmp_path_factory):
+    """Its grading in a language (results.json, scorecard), once a module whichever tests read it."""
+    graded = {}
+
+    def grading(lang):
+        if lang not in graded:
+            graded[lang] = grade_to_json(mask_leaks_future[0], tmp_path_factory.mktemp(lang), "--exercise",
+                                         "apply_causal_mask", "--lang", lang)
+        return graded[lang]
+    return grading
 
 
 @pytest.fixture(scope="module")
@@ -132,10 +138,10 @@ def kernel_writes_past_o(tmp_path_factory):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_wrong_mask_is_graded_in_each_language_with_its_hint_there_and_the_same_score(
-        lang, mask_leaks_future, mask_leaks_future_in_english, tmp_path):
-    folder, control = mask_leaks_future
-    english, english_text = mask_leaks_future_in_english
-    graded, text = grade_to_json(folder, tmp_path, "--exercise", "apply_causal_mask", "--lang", lang)
+        lang, mask_leaks_future, mask_leaks_future_in):
+    _folder, control = mask_leaks_future
+    english, english_text = mask_leaks_future_in("en")
+    graded, text = mask_leaks_future_in(lang)
     assert graded["score"] == english["score"] == control.scores["apply_causal_mask"]
     assert [t["score"] for t in graded["tests"]] == [t["score"] for t in english["tests"]]
     assert [t["name"] for t in graded["tests"]] == [t["name"] for t in english["tests"]]  # names stay English
@@ -148,11 +154,10 @@ def test_a_wrong_mask_is_graded_in_each_language_with_its_hint_there_and_the_sam
 
 
 @pytest.mark.parametrize("lang", ["zh", "ja"])
-def test_the_scorecard_table_stays_aligned_with_cjk_text(lang, mask_leaks_future, tmp_path):
+def test_the_scorecard_table_stays_aligned_with_cjk_text(lang, mask_leaks_future_in):
     """rich measures cells in terminal columns (a CJK character takes two): every line of the table's box is as
     wide as its top border."""
-    folder, _control = mask_leaks_future
-    _results, text = grade_to_json(folder, tmp_path, "--exercise", "apply_causal_mask", "--lang", lang)
+    _results, text = mask_leaks_future_in(lang)
     box = [line for line in text.splitlines() if line and line[0] in "┏┃┡│├└"]
     assert len(box) >= 5 and len({cell_len(line) for line in box}) == 1, "\n".join(box)
 
