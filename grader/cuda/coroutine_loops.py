@@ -33,7 +33,7 @@ def loop_edits(copies, f, waiting, wait_spans):
     the copy's text; wait_spans: where in the text f's waits are (the wait macros' names)."""
     import clang.cindex as ci
     K = ci.CursorKind
-    shift, text = copies.shift, copies.text
+    shift = copies.shift
     if f.body == (0, 0):
         return []
     parents = {}

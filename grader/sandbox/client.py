@@ -135,11 +135,12 @@ class Submission:
         why, said when it is exceeded, says where that limit comes from.
         """
         self._call_why = why
-        deadline = self._send(func, args, return_args, options, timeout)
-        return PendingCall(self, func, args, return_args, deadline)
+        self._send(func, args, return_args, options, timeout)
+        return PendingCall(self, func, args, return_args)
 
-    def _answer(self, func, args, return_args, deadline):
+    def _answer(self, func, args, return_args):
         with timed("worker"):
+            deadline = self._clock.wait_readable(self._replies)  # moved on by the time the worker waited for a core
             header, arrays = self._receive(_("running {func}").format(func=func), deadline, func=func)
         status = header.get("status")
         cpu = header.get("cpu_seconds")
@@ -188,7 +189,7 @@ class Submission:
         return result
 
     def _send(self, func, args, return_args, options=None, timeout=None):
-        """Send one call request; return its deadline."""
+        """Send one call request; its clock (self._clock) says when its answer is due."""
         if func in self._timed_out:  # before a worker is (re)started for nothing
             raise TimedOut(_("not run: {func} already timed out in an earlier test ({when}); an endless loop costs "
                              "every test of the function, so fix that first").format(func=func,
@@ -213,24 +214,21 @@ class Submission:
         spec = [{"array": next(place)} if isinstance(a, np.ndarray) else {"value": a} for a in args]
         self._call_timeout = timeout or self.timeout
         self._clock = run_delay.clock_for(self._started, self._call_timeout)
-        deadline = self._clock.deadline
         self._output_mark = self._capture.tell()
         request = wire.encode({"op": "call", "func": func, "args": spec, "return_args": return_args,
                                "options": options or {}}, arrays, self._arena)
         try:
             with timed("worker"):
-                wire.write_deadline(self._requests, request, deadline)
+                wire.write_deadline(self._requests, request, self._clock.deadline)
         except wire.WireTimeout:
             raise self._fail(_("{func} timed out after {seconds} s").format(func=func, seconds=f"{self._call_timeout:g}"),
                              TimedOut) from None
         except wire.WireClosed:
             raise self._fail(_("the worker stopped while {func} was being sent its inputs").format(func=func)) from None
-        return deadline
 
     def _receive(self, doing, deadline, limit=None, func=None):
         """The worker's next reply; doing: what it was doing, in words; func: the function it was running."""
         try:
-            deadline = self._clock.wait_readable(self._replies) if func is not None else deadline
             return wire.read_deadline(self._replies, deadline, MAX_REPLY_BYTES, self._arena)
         except wire.WireTimeout:
             limit = limit or self._call_timeout
@@ -286,8 +284,8 @@ class Submission:
 class PendingCall:
     """A call sent to the worker whose answer has not been read yet."""
 
-    def __init__(self, submission, func, args, return_args, deadline):
-        self._sub, self._call = submission, (func, args, return_args, deadline)
+    def __init__(self, submission, func, args, return_args):
+        self._sub, self._call = submission, (func, args, return_args)
 
     def answered_at_once(self, wait=0.01):
         """True if the worker has already started replying (a stub or an error answers in microseconds)."""
