@@ -51,6 +51,7 @@ class Transformed:
     text: str         # the rewritten file with the coroutine copies
     kernels: tuple    # the kernels that wait (each has a copy)
     functions: tuple  # the __device__ functions that wait (each has a copy)
+    split: tuple = ()  # the kernels that also have a split copy (grader/cuda/split_copies.py)
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,8 @@ def version():
     made again."""
     here = Path(__file__).parent
     from grader.cuda import build
-    texts = [(here / name).read_bytes() for name in ("coroutines.py", "coroutine_copies.py", "coroutine_loops.py")]
+    texts = [(here / name).read_bytes() for name in ("coroutines.py", "coroutine_copies.py", "coroutine_loops.py",
+                                                     "split_plan.py", "uniform_values.py", "split_copies.py")]
     texts.append((build.RUNTIME_INCLUDE / HEADER).read_bytes())
     return hashlib.sha256(b"\0".join(texts)).hexdigest()[:12]
 
@@ -144,7 +146,7 @@ def student_line(cursor):
 def _transform(text, filename, include_dirs, defines, others):
     tu = parse(text, filename, include_dirs, defines, others)
     import clang.cindex as ci
-    from grader.cuda import coroutine_copies
+    from grader.cuda import coroutine_copies, split_copies
     K = ci.CursorKind
     functions = _functions(tu, PARSED + filename, K)
     kernels = {f.cursor.spelling for f in functions if f.kernel}
@@ -170,8 +172,12 @@ def _transform(text, filename, include_dirs, defines, others):
     _check_only_called(tu, waiting - kernels, PARSED + filename, K)
     copies = coroutine_copies.Copies(text, filename, waiting - kernels)
     insertions = [copies.of(f) for f in functions if f.cursor.spelling in waiting]
+    splits = {f.cursor.spelling: split_copies.split_copy(copies, f, waiting - kernels) for f in functions
+              if f.kernel and f.cursor.spelling in waiting and f.cursor.is_definition()}
+    insertions += [s for s in splits.values() if s is not None]
     return Transformed(f'#include "{HEADER}"\n' + coroutine_copies.apply(text, insertions),
-                       tuple(sorted(waiting & kernels)), tuple(sorted(waiting - kernels)))
+                       tuple(sorted(waiting & kernels)), tuple(sorted(waiting - kernels)),
+                       tuple(sorted(name for name, s in splits.items() if s is not None)))
 
 
 def _functions(tu, filename, K):

@@ -51,6 +51,7 @@ bool run_loop(Block& b, Runner* r) {
     b.loop_runner = r;
     b.loop_stop.left = false;
     b.loop_stop.failed = &call.launch_failed;
+    b.loop_stop.arena = &b.frames;
     size_t ran = (*b.loop)(b.loop_coords.data(), b.loop_coords.size(), &b.loop_stop);
     if (b.loop_stop.left) return true;  // the thread that waited has returned: the runner ends it as any other
     loop_ended(b, ran);  // (their states are left as they were: the block is over)
@@ -60,5 +61,8 @@ bool run_loop(Block& b, Runner* r) {
     switch_context(&r->context, b.scheduler);
     return false;  // resumed for another thread, of this block or a later one
 }
+
+// A split copy's per-thread variables, from the block's arena (emptied as each block starts)
+void* Split::arena_take(size_t bytes) { return stop->arena->take(bytes); }
 
 }  // namespace cuda_cpu

@@ -177,11 +177,12 @@ void unwind_stopped(Block& b) {
 }
 
 // A kernel's call: on fibers (body; loop: each block as one loop until a thread waits), or as a coroutine per
-// thread (start).
+// thread (start); split: the loop is the kernel's split copy (launch.h: Split), which never waits.
 struct Kernel {
     const std::function<void()>* body;
     const std::function<void*(Parked*)>* start;
     const BlockLoop* loop;
+    bool split = false;
 };
 
 void run_block(const LaunchConfig& cfg, uint3 bidx, Kernel kernel, int order) {
@@ -261,7 +262,7 @@ void run_launch(const LaunchConfig& cfg, Kernel kernel) {
     int order = run_order();
     std::atomic<unsigned> next{0};
     if (!call.start_launch()) return;  // after a failed launch every later launch fails too, as on a GPU
-    ThreadChoice choice(cfg, blocks, kernel.body != nullptr && kernel.start != nullptr);
+    ThreadChoice choice(cfg, blocks, kernel.body != nullptr && kernel.start != nullptr, kernel.split);
     auto work = [&] {
         prepare_thread_for_faults();
         Block* mine = new Block();
@@ -293,6 +294,9 @@ void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, const 
 void run_grid_co(const LaunchConfig& cfg, const std::function<void()>& body,
                  const std::function<void*(Parked*)>& start) {
     run_launch(cfg, {&body, &start, nullptr});
+}
+void run_grid_split(const LaunchConfig& cfg, const std::function<void()>& body, const BlockLoop* loop) {
+    run_launch(cfg, {&body, nullptr, loop, true});
 }
 
 }  // namespace cuda_cpu

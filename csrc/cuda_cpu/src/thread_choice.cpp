@@ -30,7 +30,8 @@ uint64_t thread_ns() {
 }
 
 // CUDA_CPU_THREADS=fibers or coroutines: every block of a kernel built both ways runs that way (to compare them,
-// and to test each); otherwise (measure, the default) the first blocks decide.
+// and to test each), a kernel with a split copy too; otherwise (measure, the default) a split copy runs every
+// block, and for the others the first blocks decide.
 int forced_way() {
     const char* env = std::getenv("CUDA_CPU_THREADS");
     if (env == nullptr) return -1;
@@ -38,10 +39,16 @@ int forced_way() {
 }
 }  // namespace
 
-ThreadChoice::ThreadChoice(const LaunchConfig& cfg, unsigned blocks, bool both) {
-    if (!both) return;
+bool split_wanted() { return forced_way() < 0; }
+
+ThreadChoice::ThreadChoice(const LaunchConfig& cfg, unsigned blocks, bool both, bool split_copy) {
+    if (!both && !split_copy) return;
     name = cfg.kernel ? cfg.kernel : "a kernel";
     key = name + "/" + std::to_string(cfg.block.x * cfg.block.y * cfg.block.z);
+    if ((split = split_copy)) {
+        decided = 0;  // (its blocks run the loop, as a kernel on fibers does)
+        return;
+    }
     if ((forced = forced_way()) >= 0) {
         decided = forced;
         return;
@@ -78,7 +85,10 @@ void ThreadChoice::run(unsigned block, const std::function<void(bool)>& run_bloc
 void ThreadChoice::report() const {
     if (key.empty() || call.threads.find("\x1f" + name + "\x1f") != std::string::npos) return;
     char line[500];
-    if (measured > 0 && timed.load() == measured) {
+    if (split) {
+        said(line, sizeof line, "%s: its threads ran as loops between its barriers (its split copy: every thread of a "
+             "block reaches each __syncthreads() together)", name.c_str());
+    } else if (measured > 0 && timed.load() == measured) {
         double co = spent[1].load() / 1e6 / (measured / 2), fiber = spent[0].load() / 1e6 / (measured / 2);
         if (decided == 1)
             said(line, sizeof line, "%s: its threads ran as coroutines: a block took %.3g ms of CPU as coroutines and "

@@ -55,9 +55,11 @@ inline Coordinates& running() { return **coordinates_slot(); }  // what threadId
 // there: `coords` holds the block's threads' coordinates in run order, and the loop stops after a thread when
 // `stop` says so (the thread waited after all, and the scheduler took the block over; or the launch failed),
 // returning how many ran.
+struct Arena;
 struct LoopStop {
     bool left = false;
     const std::atomic<bool>* failed = nullptr;
+    Arena* arena = nullptr;  // the block's, emptied as it starts: a split kernel's per-thread variables (Split)
 };
 using BlockLoop = std::function<size_t(Coordinates* coords, size_t n, const LoopStop* stop)>;
 void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, const BlockLoop* loop);
@@ -86,24 +88,76 @@ struct Parked {
 
 void run_grid_co(const LaunchConfig& cfg, const std::function<void()>& body,
                  const std::function<void*(Parked*)>& start);
-// A kernel built both ways (coroutines.h: CUDA_CPU_KERNEL): as cuda_cpu.h calls it, and as its coroutine.
-template <class Fiber, class Coroutine>
+
+// A block of a kernel's split copy (grader/cuda/split_copies.py): the kernel's code between its barriers, each part
+// a loop over the block's threads, which every thread of the block reaches together (the build proved it), so a
+// barrier is the end of one loop and the start of the next. What the copy's loops need: the threads' coordinates
+// in run order, where each thread's variables that live across a barrier go, and which threads have returned.
+struct Split {
+    Coordinates* coords;
+    size_t n;
+    const LoopStop* stop;
+    unsigned char* ended = nullptr;  // per thread in run order: returned (track_returns, for a kernel that returns)
+    size_t ended_count = 0;
+
+    template <class T>
+    std::remove_cv_t<T>* slots() {  // one T per thread, for the block's life (its arena's)
+        using U = std::remove_cv_t<T>;
+        static_assert(alignof(U) <= 16, "the arena aligns to 16 bytes");
+        return static_cast<U*>(arena_take(sizeof(U) * n));
+    }
+    unsigned char* track_returns() {
+        ended = static_cast<unsigned char*>(arena_take(n));
+        std::memset(ended, 0, n);
+        return ended;
+    }
+    void end(size_t i) {
+        ended[i] = 1;
+        ++ended_count;
+    }
+    bool failed() const { return stop->failed->load(std::memory_order_relaxed); }
+    // A barrier every thread that has not returned reaches: false when none is left. Threads that returned count
+    // as arrived, with the scheduler's warning (barrier_reports.cpp).
+    bool barrier(int line) {
+        if (ended_count == 0) return true;
+        if (ended_count == n) return false;
+        some_returned(line);
+        return true;
+    }
+    void* arena_take(size_t bytes);  // loop.cpp
+    void some_returned(int line);    // barrier_reports.cpp
+};
+// A variable of a split copy that lives across a barrier is a reference to its thread's slot, set as the variable
+// would have been initialised: `float acc = e;` -> `float (&acc) = cuda_cpu::split_set(slot[i], e);`
+template <class T, class E>
+T& split_set(T& slot, E&& e) {
+    slot = static_cast<E&&>(e);
+    return slot;
+}
+void run_grid_split(const LaunchConfig& cfg, const std::function<void()>& body, const BlockLoop* loop);
+bool split_wanted();  // thread_choice.cpp: unless CUDA_CPU_THREADS names fibers or coroutines
+
+// A kernel built more than one way (coroutines.h: CUDA_CPU_KERNEL): as cuda_cpu.h calls it, as its coroutine, and
+// as its split copy (where the build wrote one).
+template <class Fiber, class Coroutine, class Splits>
 struct Both {
     Fiber fiber;
     Coroutine coroutine;
+    Splits split;
 };
-template <class Fiber, class Coroutine>
-Both<Fiber, Coroutine> both(Fiber f, Coroutine c) { return {f, c}; }
+template <class Fiber, class Coroutine, class Splits>
+Both<Fiber, Coroutine, Splits> both(Fiber f, Coroutine c, Splits s) { return {f, c, s}; }
 template <class T>
 struct is_both : std::false_type {};
-template <class F, class C>
-struct is_both<Both<F, C>> : std::true_type {};
-// whether C can be called with the thread and the elements of Tuple (lvalues): a kernel that has a coroutine
-template <class C, class Tuple, class = std::make_index_sequence<std::tuple_size_v<Tuple>>>
+template <class F, class C, class S>
+struct is_both<Both<F, C, S>> : std::true_type {};
+// whether C can be called with First and the elements of Tuple (lvalues): a kernel that has a coroutine (First:
+// Parked*), or a split copy (Split&)
+template <class C, class First, class Tuple, class = std::make_index_sequence<std::tuple_size_v<Tuple>>>
 struct applicable;
-template <class C, class Tuple, size_t... I>
-struct applicable<C, Tuple, std::index_sequence<I...>>
-    : std::is_invocable<C&, Parked*, std::tuple_element_t<I, Tuple>&...> {};
+template <class C, class First, class Tuple, size_t... I>
+struct applicable<C, First, Tuple, std::index_sequence<I...>>
+    : std::is_invocable<C&, First, std::tuple_element_t<I, Tuple>&...> {};
 // site: one address per __shared__ declaration and per template instantiation (a static in a lambda there)
 void* block_shared(const void* site, size_t bytes, size_t align, const char* name, int line);
 void* dynamic_shared_base(const char* name);
@@ -176,8 +230,27 @@ void launch(Call call, const LaunchConfig& cfg, Args&&... args) {
         if constexpr (is_both<Call>::value) return call.fiber; else return call;
     }();
     auto fiber = [&packed, &fiber_call] { std::apply(fiber_call, packed); };
+#ifndef CUDA_CPU_PROFILED  // (the profiler counts a barrier as the scheduler releases it)
     if constexpr (is_both<Call>::value) {
-        if constexpr (applicable<decltype(call.coroutine), decltype(packed)>::value) {
+        if constexpr (applicable<decltype(call.split), Split&, decltype(packed)>::value) {
+            if (split_wanted()) {
+                BlockLoop loop = [&packed, &call](Coordinates* coords, size_t n, const LoopStop* stop) {
+                    Split threads{coords, n, stop};
+                    auto args = packed;
+                    try {
+                        std::apply([&](auto&... a) { call.split(threads, a...); }, args);
+                    } catch (const ThreadStopped&) {  // the launch failed there (an assert, a trap)
+                    }
+                    return n;
+                };
+                run_grid_split(cfg, fiber, &loop);
+                return;
+            }
+        }
+    }
+#endif
+    if constexpr (is_both<Call>::value) {
+        if constexpr (applicable<decltype(call.coroutine), Parked*, decltype(packed)>::value) {
             run_grid_co(cfg, fiber, [&packed, &call](Parked* t) -> void* {
                 auto kernel = std::apply([&](auto&... a) { return call.coroutine(t, a...); }, packed);
                 return kernel.handle.address();
