@@ -83,7 +83,10 @@ void ThreadChoice::run(unsigned block, const std::function<void(bool)>& run_bloc
 }
 
 void ThreadChoice::report() const {
-    if (key.empty() || call.threads.find("\x1f" + name + "\x1f") != std::string::npos) return;
+    // once a call: the kernel's name is a said line's first argument, followed by the next or by its end
+    if (key.empty() || call.threads.find("\x1f" + name + "\x1f") != std::string::npos ||
+        call.threads.find("\x1f" + name + "\x03") != std::string::npos)
+        return;
     char line[500];
     if (split) {
         said(line, sizeof line, "%s: its threads ran as loops between its barriers (its split copy: every thread of a "
