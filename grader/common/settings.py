@@ -37,8 +37,8 @@ NVCC = Setting("GRADER_NVCC", "", MAINTAINER, "none: grade as a machine without 
                "0 and stays in the maximum)")
 CUDA_THREADS = Setting("GRADER_CUDA_THREADS", "auto", MAINTAINER, "auto or fibers: whether the build writes a "
                        "coroutine copy of each function that waits, for the CPU runtime to measure against fibers, and a "
-                       "split copy of each kernel it can split at its barriers (auto), or leaves every kernel on "
-                       "fibers (fibers); the runtime's own CUDA_CPU_THREADS=fibers or coroutines runs each kernel "
+                       "split copy of each kernel it can split at its barriers or shuffles (auto), or leaves every "
+                       "kernel on fibers (fibers); the runtime's own CUDA_CPU_THREADS=fibers or coroutines runs each kernel "
                        "built both ways one way only")
 CACHE_DIR = Setting("GRADER_CACHE_DIR", "", STUDENT, "where built kernels and expected answers are kept (default: "
                     "build/ in the checkout)")

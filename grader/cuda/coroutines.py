@@ -89,8 +89,9 @@ def version():
     made again."""
     here = Path(__file__).parent
     from grader.cuda import build
-    texts = [(here / name).read_bytes() for name in ("coroutines.py", "coroutine_copies.py", "coroutine_loops.py",
-                                                     "split_plan.py", "uniform_values.py", "split_copies.py")]
+    names = ["coroutines.py", "coroutine_copies.py", "coroutine_loops.py", "uniform_values.py",
+             *sorted(p.name for p in here.glob("split_*.py"))]
+    texts = [(here / name).read_bytes() for name in names]
     texts.append((build.RUNTIME_INCLUDE / HEADER).read_bytes())
     return hashlib.sha256(b"\0".join(texts)).hexdigest()[:12]
 

@@ -2,7 +2,9 @@
 as loops over the block's threads (loop fission, as PoCL's work-item loops and MCUDA do it). A barrier is then the
 end of one loop and the start of the next, and a thread costs what a hand-written loop costs, where on a fiber or as
 a coroutine each thread stops and goes on at every barrier. grader/cuda/split_plan.py says which kernels, and where
-they are cut.
+they are cut. A kernel without barriers whose shuffles every lane of a warp reaches together is cut at its shuffles
+instead (grader/cuda/split_shuffles.py): its warps run one after the other, each as such loops over its lanes, a
+shuffle's statement split in two with the warp's exchange between (cuda_cpu::WarpSplit).
 
 Each loop over the threads runs all the code from one barrier to the next, as the scheduler runs each thread from one
 barrier to the next: so a block's loads and stores happen in the same order as on fibers, in either run order, and a
@@ -31,7 +33,9 @@ launch.h runs the copy as each block's loop (run_grid_split).
 
 from grader.cuda.coroutine_loops import _inside
 from grader.cuda.coroutines import student_line
-from grader.cuda.split_plan import Barrier, Loop, NotSplit, Planner, Region
+from grader.cuda.split_parts import Barrier, NotSplit, Region, Shuffle
+from grader.cuda.split_plan import Planner
+from grader.cuda.split_slots import SlotVariables
 
 SPLIT = "cuda_cpu_split"
 _NEXT = "@cuda_cpu_next@"  # a return's goto, named for the loop over threads its part runs in
@@ -54,7 +58,7 @@ def why_not(copies, f, waiting):
     return None
 
 
-class _Writer:
+class _Writer(SlotVariables):
     def __init__(self, copies, f, waiting):
         import clang.cindex as ci
         self.K, self.copies, self.f, self.fn = ci.CursorKind, copies, f, f.cursor
@@ -62,13 +66,15 @@ class _Writer:
         self.plan = self.planner.plan()
         self.text, self.name = copies.text, copies.filename
         self.loops = self.labels = 0
+        self.warps = self.planner.warps  # split at its shuffles: each warp in turn, its lanes [lo, hi)
 
     def _in_scope(self, node):
         """Whether node is inside a lambda or a local class of the kernel."""
         return any(_inside(node.extent.start.offset, s) for s in self.f.scopes)
 
     def _region_of(self, at):
-        return next((r.index for r in self.plan.regions if any(_inside(at, s) for s in r.spans)), None)
+        return next((r.index for r in self.plan.regions
+                     if any(_inside(at, s) for s in r.spans) or (r.owns and _inside(at, r.owns))), None)
 
     def insertion(self):
         K, plan = self.K, self.plan
@@ -146,48 +152,75 @@ class _Writer:
             if any(ref.spelling in names and names[ref.spelling] != h and not self._in_scope(ref)
                    for refs in by_region.values() for ref in refs):
                 raise NotSplit("a variable declared for the whole block hides another of its name")
-        return self._insert(" ".join(head) + hoisted + self._compose(plan.elements))
+        body = self._compose(plan.elements)
+        if self.warps:
+            body = (f" while ({SPLIT}.next_warp()) {{ const size_t cuda_cpu_lo = {SPLIT}.lo, cuda_cpu_hi = {SPLIT}.hi;"
+                    f"{body} }}")
+        return self._insert(" ".join(head) + hoisted + body)
 
     # -- the copy's text
 
     def _compose(self, elements):
-        """elements as code: each run of per-thread code from one barrier to the next in one loop over the threads
-        (carry: the parts waiting for the next loop, each with the uniform condition it runs under, or None)."""
+        """elements as code: each run of per-thread code from one barrier (or shuffle) to the next in one loop over
+        the threads (carry: the parts waiting for the next loop, each with the uniform condition it runs under, or
+        None)."""
         out, carry = [], []
         for e in elements:
             if isinstance(e, Region):
-                carry.append((self._text(e), None, e.index, None))
+                carry.append(self._part(e))
             elif isinstance(e, Barrier):
                 out += [self._threads(carry), self._barrier(e)]
                 carry = []
+            elif isinstance(e, Shuffle):
+                out += [self._threads(carry + [self._part(e.put)]), self._exchange()]
+                carry = [self._part(e.rest)]
             else:
                 code, carry = self._loop(e, carry)
                 out.append(code)
         out.append(self._threads(carry))
         return "".join(out)
 
+    def _part(self, region, renames=None):
+        return self._text(region, renames), None, region.index, renames
+
+    def _stretches(self, body):
+        """A loop's body as the regions between its waits (groups, one more than the waits) and the waits' code."""
+        groups, waits = [[]], []
+        for e in body:
+            if isinstance(e, Barrier):
+                waits.append(self._barrier(e))
+                groups.append([])
+            elif isinstance(e, Shuffle):
+                groups[-1].append(e.put)
+                waits.append(self._exchange())
+                groups.append([e.rest])
+            elif e is not None:
+                groups[-1].append(e)
+        return groups, waits
+
     def _loop(self, loop, carry):
         n = self.loops = self.loops + 1
         entered = f"cuda_cpu_entered_{n}"
-        first, last = loop.body[0], loop.body[-1]
+        groups, waits = self._stretches(loop.body)
+        first, last = groups[0], groups[-1]
         for _text, _cond, k, _r in carry:  # what runs inside the loop's block must not meet its names
             for v in loop.init_variables:
                 if any(ref.spelling == v.spelling for h, uses in self.uses.items() if h != v.hash
                        for ref in uses.get(k, ())):
                     raise NotSplit(f"{v.spelling} names two variables")
         renames = {}  # the loop's own variables, as the last part reads them after the increment
-        if last is not None:
-            for v in loop.init_variables:
-                if last.index in self.uses.get(v.hash, {}):
-                    renames[v.hash] = (f"cuda_cpu_prev_{v.spelling}_{n}", v)
+        for v in loop.init_variables:
+            if any(r.index in self.uses.get(v.hash, {}) for r in last):
+                renames[v.hash] = (f"cuda_cpu_prev_{v.spelling}_{n}", v)
         prev = [f"{v.type.get_canonical().spelling} {name}{{}};" for name, v in renames.values()]
         saves = "".join(f"{name} = {v.spelling}; " for name, v in renames.values())
-        start = [(self._text(first), None, first.index, None)] if first is not None else []
-        tail = [(self._text(last, renames), None, last.index, renames)] if last is not None else []
+        start = [self._part(r) for r in first]
+        tail = [self._part(r, renames) for r in last]
         middle = []
-        for e in loop.body[1:-1]:
-            middle.append(self._barrier(e) if isinstance(e, Barrier) else
-                          self._threads([(self._text(e), None, e.index, None)]) if e is not None else "")
+        for i, wait in enumerate(waits):
+            middle.append(wait)
+            if i + 1 < len(groups) - 1:
+                middle.append(self._threads([self._part(r) for r in groups[i + 1]]))
         code = (f" bool {entered} = false; {' '.join(prev)} {{ {loop.init}; if ({loop.cond}) {{ {entered} = true;"
                 + self._threads(carry + start) + " for (;;) {" + "".join(middle)
                 + f" {saves}{loop.inc}; if (!({loop.cond})) break;" + self._threads(tail + start) + " } } }")
@@ -208,12 +241,16 @@ class _Writer:
                        for text, cond, _k, _r in parts)
         skip = "if (cuda_cpu_ended[cuda_cpu_i]) continue; " if self.returns else ""
         end = f" {label}: ;" if self.returns else ""
-        return (f" {{ for (size_t cuda_cpu_i = 0; cuda_cpu_i < cuda_cpu_n; ++cuda_cpu_i) {{ {skip}"
+        first, bound = ("cuda_cpu_lo", "cuda_cpu_hi") if self.warps else ("0", "cuda_cpu_n")
+        return (f" {{ for (size_t cuda_cpu_i = {first}; cuda_cpu_i < {bound}; ++cuda_cpu_i) {{ {skip}"
                 f"*cuda_cpu_here = cuda_cpu_coords + cuda_cpu_i; {' '.join(binds.values())}{body}{end} }} "
                 f"if ({SPLIT}.failed()) return; }}")
 
     def _barrier(self, b):
         return f" if (!{SPLIT}.barrier({b.line})) return;" if self.returns else ""
+
+    def _exchange(self):
+        return f" {SPLIT}.exchange();"
 
     def _text(self, region, renames=None):
         """A region's text with its edits (and the loop variables it reads renamed), each span with its line."""
@@ -222,7 +259,12 @@ class _Writer:
             for ref in self.uses.get(h, {}).get(region.index, ()):
                 a, b = self.planner.at(ref)
                 edits.append((a, b, name))
-        return "".join(self._piece(a, b, edits) for a, b in region.spans)
+        if region.call:  # the rest of a shuffle's statement: its call is what the lane got
+            a, b = region.call
+            edits = [e for e in edits if not (a <= e[0] and e[1] <= b) or e[0] == e[1] in (a, b)]
+            edits.append((a, b, f"{SPLIT}.got<{region.value_type}>(cuda_cpu_i)"))
+        pieces = [self._piece(a, b, edits) for a, b in region.spans]
+        return region.put.format(*pieces) if region.put else "".join(pieces)
 
     def _piece(self, a, b, edits):
         from grader.cuda.coroutine_copies import apply
@@ -236,48 +278,10 @@ class _Writer:
         end = fn.extent.end.offset - self.copies.shift
         from grader.cuda.coroutine_copies import apply
         declaration = apply(text[start:open_at + 1], [(a - start, b - start, new) for a, b, new in [
-            self.copies._first_parameter(fn.location.offset - self.copies.shift, f"cuda_cpu::Split& {SPLIT}")]])
+            self.copies._first_parameter(fn.location.offset - self.copies.shift,
+                                         f"cuda_cpu::{'WarpSplit' if self.warps else 'Split'}& {SPLIT}")]])
         after = text.find("\n", end)
         after = len(text) if after < 0 else after
         first, last = text.count("\n", 0, start), text.count("\n", 0, end)
         return (after, after, f'\n#line {first} "{self.name}"\n{declaration} {body}\n}}\n'
                               f'#line {last + 1} "{self.name}"')
-
-    # -- variables that live from one part to another
-
-    def _loop_of(self, node):
-        p = self.planner.parents.get(node.hash)
-        while p is not None and p.kind.name not in ("FOR_STMT", "WHILE_STMT", "DO_STMT", "SWITCH_STMT"):
-            p = self.planner.parents.get(p.hash)
-        return p
-
-    def _slot_type(self, v):
-        t = v.type
-        if t.get_canonical().kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE") or t.is_volatile_qualified():
-            raise NotSplit(f"{v.spelling} lives across a barrier and is a reference or volatile")
-        if v.storage_class.name not in ("NONE", "AUTO", "REGISTER") or v.tls_kind.name != "NONE":
-            raise NotSplit(f"{v.spelling} lives across a barrier and is static")
-        if not t.is_pod() or not 0 < t.get_align() <= 16:
-            raise NotSplit(f"{v.spelling} lives across a barrier and is not of a plain type ({t.spelling})")
-        for spelling in (t.get_canonical().spelling, t.spelling):
-            if "(" in spelling or "lambda" in spelling or "unnamed" in spelling:
-                continue
-            d = t.get_canonical().get_declaration()
-            if d is not None and d.location.file is not None and d.location.file.name == self.fn.location.file.name \
-                    and self.fn.extent.start.offset <= d.extent.start.offset < self.fn.extent.end.offset:
-                break  # a type of the kernel's own: not seen where the slots are made
-            return spelling
-        raise NotSplit(f"the type of {v.spelling} cannot be named before it is declared")
-
-    def _declaration_edits(self, v, slot):
-        """`T x = e` -> `T (&x) = cuda_cpu::split_set(slot[i], e)`; `T x[4]` -> `T (&x)[4] = slot[i]`."""
-        import re
-        at, end = v.location.offset - self.copies.shift, self.planner.name_end(v)
-        init, stop = self.planner.initialiser(v), self.planner.at(v)[1]
-        if not re.compile(r"\s*[,;]").match(self.planner.code, stop):
-            raise NotSplit(f"the declaration of {v.spelling} could not be read (line {student_line(v)})")
-        edits = [(at, at, "(&"), (end, end, ")")]
-        if init is None:
-            return edits + [(stop, stop, f" = {slot}[cuda_cpu_i]")]
-        a = self.planner.at(init)[0]
-        return edits + [(a, a, f"cuda_cpu::split_set({slot}[cuda_cpu_i], "), (stop, stop, ")")]

@@ -16,10 +16,11 @@ block's: made once, before the rest (hoisted); everything else between two barri
 """
 
 import re
-from dataclasses import dataclass, field
 
 from grader.cuda.coroutine_loops import _walk
 from grader.cuda.coroutines import FIBER_ONLY, GROUP_FIBER_ONLY, GROUP_SYNC, WAITS, group_call, student_line
+from grader.cuda.split_parts import Barrier, Loop, NotSplit, Plan, Region, Shuffle
+from grader.cuda.split_shuffles import SHUFFLES, shuffle_of
 from grader.cuda.uniform_values import UniformValues
 
 _BARRIER = re.compile(r"__syncthreads\s*\(\s*\)\s*;")
@@ -31,45 +32,6 @@ _REFUSED = frozenset({"GOTO_STMT", "INDIRECT_GOTO_STMT", "LABEL_STMT", "ASM_STMT
                       "SEH_TRY_STMT"})
 
 
-class NotSplit(Exception):
-    """Why a kernel gets no split copy."""
-
-
-@dataclass
-class Region:
-    """Per-thread code: text spans (start, end) run one after the other (a hoisted declaration between them left
-    out)."""
-    spans: list
-    index: int = 0
-
-
-@dataclass
-class Barrier:
-    span: tuple
-    line: int
-
-
-@dataclass
-class Loop:
-    """A uniform loop around barriers: its head's parts as written, and its body as regions and barriers, the
-    first and last region possibly empty (None)."""
-    cursor: object
-    init: str
-    cond: str
-    inc: str
-    init_variables: list  # its own uniform variables (cursors)
-    body: list = field(default_factory=list)  # Region or None, Barrier, Region or None, ... Barrier, Region or None
-
-
-@dataclass
-class Plan:
-    hoisted: list    # spans of the block's declarations, in order
-    elements: list   # Region, Barrier and Loop, in order
-    regions: list    # every Region
-    uniform: set     # hashes of the uniform variables and parameters
-    thread_parameters: list  # the parameters a thread assigns (or reaches by address): each thread's own
-
-
 class Planner(UniformValues):
     def __init__(self, copies, f, waiting):
         import clang.cindex as ci
@@ -79,14 +41,26 @@ class Planner(UniformValues):
         if not f.kernel or not self.fn.is_definition() or f.body == (0, 0):
             raise NotSplit("not a kernel's definition")
         self.parents = {node.hash: parent for node, parent in _walk(self.fn)}
-        self.barriers = {}  # call hash -> Barrier
+        self.barriers = {}  # call hash -> Barrier, or statement hash -> Shuffle
+        shuffles = []
         for name, call in f.calls:
             if name == "syncthreads" or (name == GROUP_SYNC and group_call(call) and self._block_group(call)):
                 self.barriers[call.hash] = self._barrier(call)
+            elif name in SHUFFLES:
+                shuffles.append((name, call))
             elif name in WAITS or name in FIBER_ONLY or name in waiting or name in (GROUP_SYNC, *GROUP_FIBER_ONLY):
                 raise NotSplit(f"it waits other than at __syncthreads() ({name})")
+        if shuffles and self.barriers:
+            raise NotSplit("it waits at barriers and at shuffles")
+        self.warps = bool(shuffles)  # split at its shuffles: each warp in turn runs the kernel, as the scheduler does
+        self.wait = "shuffle" if self.warps else "barrier"  # (in the reasons why_not gives)
+        for name, call in shuffles:
+            statement, shuffle = shuffle_of(self, name, call)
+            self.barriers[statement.hash] = shuffle
         if not self.barriers:
             raise NotSplit("no barrier")
+        if self.warps and f.returns:
+            raise NotSplit("a return in a kernel split at its shuffles")
         body_start, body_end = (at - self.shift for at in f.body)
         if re.search(r"(?m)^[ \t]*#(?![ \t]*pragma\b)", self.code[body_start:body_end]):
             raise NotSplit("a preprocessor directive other than #pragma in its body")
@@ -118,7 +92,7 @@ class Planner(UniformValues):
                 item = self.barriers[s.hash]
             elif self._waits(s):
                 if not top or s.kind not in (self.K.FOR_STMT, self.K.WHILE_STMT):
-                    raise NotSplit(f"a barrier inside a {s.kind.name.lower()} (line {student_line(s)})")
+                    raise NotSplit(f"a {self.wait} inside a {s.kind.name.lower()} (line {student_line(s)})")
                 item = self._loop(s)
             elif s.kind == self.K.DECL_STMT and self._hoisted(s, top):
                 gap.append((last, a))
@@ -130,7 +104,13 @@ class Planner(UniformValues):
             gap.append((last, a))
             self._add_region(elements, gap)
             elements.append(item)
-            gap, last = [], (item.span[1] if isinstance(item, Barrier) else self._statement_end(s))
+            if isinstance(item, Shuffle):
+                for region in (item.put, item.rest):
+                    region.index = len(self.regions)
+                    self.regions.append(region)
+                if not self.uniform_expression(item.mask):
+                    raise NotSplit(f"a shuffle whose mask may differ by lane (line {item.line})")
+            gap, last = [], (item.span[1] if isinstance(item, (Barrier, Shuffle)) else self._statement_end(s))
         gap.append((last, end))
         self._add_region(elements, gap)
         return elements
@@ -177,22 +157,23 @@ class Planner(UniformValues):
             if ch.kind == self.K.DECL_STMT:
                 init_variables += [v for v in ch.get_children() if v.kind == self.K.VAR_DECL]
                 if not all(v.hash in self.uniform for v in init_variables):
-                    raise NotSplit(f"a loop around a barrier whose variables differ by thread (line {student_line(s)})")
+                    raise NotSplit(f"a loop around a {self.wait} whose variables differ by thread (line {student_line(s)})")
             elif not self.uniform_expression(ch):
-                raise NotSplit(f"a loop around a barrier whose head may differ by thread (line {student_line(s)})")
+                raise NotSplit(f"a loop around a {self.wait} whose head may differ by thread (line {student_line(s)})")
         body = children[-1]
-        if body.kind != self.K.COMPOUND_STMT:
-            raise NotSplit(f"a loop around a barrier without braces (line {student_line(s)})")
         loop = Loop(s, init, cond or "true", inc, init_variables)
-        inner = self._sequence(list(body.get_children()), self.at(body)[0] + 1, self.at(body)[1] - 1, top=False)
+        if body.kind == self.K.COMPOUND_STMT:
+            inner = self._sequence(list(body.get_children()), self.at(body)[0] + 1, self.at(body)[1] - 1, top=False)
+        else:  # one statement without braces: `for (...) v += __shfl_down_sync(mask, v, offset);`
+            inner = self._sequence([body], self.at(body)[0], self._statement_end(body), top=False)
         for e in inner:  # Region or None, Barrier, Region or None, ...
-            if isinstance(e, Barrier):
-                if not loop.body or isinstance(loop.body[-1], Barrier):
+            if isinstance(e, (Barrier, Shuffle)):
+                if not loop.body or isinstance(loop.body[-1], (Barrier, Shuffle)):
                     loop.body.append(None)
                 loop.body.append(e)
             else:
                 loop.body.append(e)
-        if isinstance(loop.body[-1], Barrier):
+        if isinstance(loop.body[-1], (Barrier, Shuffle)):
             loop.body.append(None)
         return loop
 

@@ -108,7 +108,8 @@ REFUSED = {
                                          "whose variables differ by thread"),
     "a break out of the part": ("for (int k = 0; k < 4; ++k) { if (p[k] > 0) break; __syncthreads(); }",
                                 "a break or continue leaves the code between barriers"),
-    "a shuffle": ("p[0] = __shfl_sync(0xffffffffu, p[0], 0); __syncthreads();", "it waits other than at"),
+    "a shuffle": ("p[0] = __shfl_sync(0xffffffffu, p[0], 0); __syncthreads();",
+                  "it waits at barriers and at shuffles"),
     "a nested loop of barriers": ("for (int k = 0; k < 4; ++k) { for (int j = 0; j < 2; ++j) { __syncthreads(); } }",
                                   "a barrier inside a for_stmt"),
 }

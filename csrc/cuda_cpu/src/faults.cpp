@@ -111,7 +111,8 @@ void cuda_style_signature(const char* function, char* out, size_t n) {
     }
     out[k] = '\0';
     // a coroutine or split copy (grader/cuda/coroutine_copies.py, split_copies.py) says it as the kernel it copies
-    for (const char* copy : {"cuda_cpu::Split &, ", "cuda_cpu::Split &", "cuda_cpu::co::Tag, ", "cuda_cpu::co::Tag"}) {
+    for (const char* copy : {"cuda_cpu::Split &, ", "cuda_cpu::Split &", "cuda_cpu::WarpSplit &, ",
+                             "cuda_cpu::WarpSplit &", "cuda_cpu::co::Tag, ", "cuda_cpu::co::Tag"}) {
         size_t len = std::strlen(copy);
         if (char* at = std::strstr(out, copy)) std::memmove(at, at + len, std::strlen(at + len) + 1);
     }

@@ -182,7 +182,7 @@ struct Kernel {
     const std::function<void()>* body;
     const std::function<void*(Parked*)>* start;
     const BlockLoop* loop;
-    bool split = false;
+    int split = 0;  // ThreadChoice: 1 split at its barriers, 2 at its shuffles
 };
 
 void run_block(const LaunchConfig& cfg, uint3 bidx, Kernel kernel, int order) {
@@ -295,8 +295,8 @@ void run_grid_co(const LaunchConfig& cfg, const std::function<void()>& body,
                  const std::function<void*(Parked*)>& start) {
     run_launch(cfg, {&body, &start, nullptr});
 }
-void run_grid_split(const LaunchConfig& cfg, const std::function<void()>& body, const BlockLoop* loop) {
-    run_launch(cfg, {&body, nullptr, loop, true});
+void run_grid_split(const LaunchConfig& cfg, const std::function<void()>& body, const BlockLoop* loop, bool warps) {
+    run_launch(cfg, {&body, nullptr, loop, warps ? 2 : 1});
 }
 
 }  // namespace cuda_cpu

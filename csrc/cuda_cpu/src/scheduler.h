@@ -208,8 +208,8 @@ struct ThreadChoice {
     std::atomic<int> decided{-1};  // 0 fibers, 1 coroutines; -1 while measuring
     std::atomic<unsigned> timed{0};
     std::atomic<uint64_t> spent[2] = {0, 0};  // CPU ns of the measured blocks on fibers, as coroutines
-    bool split = false;     // every block runs the kernel's split copy (launch.h: Split)
-    ThreadChoice(const LaunchConfig& cfg, unsigned blocks, bool both, bool split);
+    int split = 0;  // every block runs the kernel's split copy (split.h): 1 split at its barriers, 2 at its shuffles
+    ThreadChoice(const LaunchConfig& cfg, unsigned blocks, bool both, int split);
     bool as_coroutines(unsigned block) const;
     void run(unsigned block, const std::function<void(bool)>& run_block);  // run_block(as coroutines)
     void report() const;  // its line for the kernel report (call.threads), once a call

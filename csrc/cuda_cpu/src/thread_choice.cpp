@@ -41,7 +41,7 @@ int forced_way() {
 
 bool split_wanted() { return forced_way() < 0; }
 
-ThreadChoice::ThreadChoice(const LaunchConfig& cfg, unsigned blocks, bool both, bool split_copy) {
+ThreadChoice::ThreadChoice(const LaunchConfig& cfg, unsigned blocks, bool both, int split_copy) {
     if (!both && !split_copy) return;
     name = cfg.kernel ? cfg.kernel : "a kernel";
     key = name + "/" + std::to_string(cfg.block.x * cfg.block.y * cfg.block.z);
@@ -88,7 +88,10 @@ void ThreadChoice::report() const {
         call.threads.find("\x1f" + name + "\x03") != std::string::npos)
         return;
     char line[500];
-    if (split) {
+    if (split == 2) {
+        said(line, sizeof line, "%s: its threads ran as loops between its shuffles, one warp after another (its split "
+             "copy: every lane of a warp reaches each shuffle together)", name.c_str());
+    } else if (split) {
         said(line, sizeof line, "%s: its threads ran as loops between its barriers (its split copy: every thread of a "
              "block reaches each __syncthreads() together)", name.c_str());
     } else if (measured > 0 && timed.load() == measured) {

@@ -237,9 +237,9 @@ inline Vote vote(unsigned mask, int predicate, int line, int how) {
 }  // namespace cuda_cpu
 
 // A launch's kernel: the kernel as cuda_cpu.h calls it (on fibers), and, where the build made them, its coroutine
-// (the same function with the thread's cuda_cpu::co::Tag first) and its split copy (cuda_cpu::Split& first:
-// grader/cuda/split_copies.py). A split copy runs every block; otherwise the runtime runs each block on fibers or
-// as coroutines (thread_choice.cpp).
+// (the same function with the thread's cuda_cpu::co::Tag first) and its split copy (cuda_cpu::Split& or
+// cuda_cpu::WarpSplit& first: grader/cuda/split_copies.py). A split copy runs every block; otherwise the runtime
+// runs each block on fibers or as coroutines (thread_choice.cpp).
 #undef CUDA_CPU_KERNEL
 #define CUDA_CPU_KERNEL(...) cuda_cpu::both(                                                       \
     [&](auto&... cuda_cpu_args) {                                                                 \
@@ -247,7 +247,7 @@ inline Vote vote(unsigned mask, int predicate, int line, int how) {
     [&](cuda_cpu::Parked* cuda_cpu_thread, auto&... cuda_cpu_args)                                  \
         -> decltype(__VA_ARGS__(cuda_cpu::co::Tag{cuda_cpu_thread}, cuda_cpu_args...)) {             \
         return __VA_ARGS__(cuda_cpu::co::Tag{cuda_cpu_thread}, cuda_cpu_args...); },                 \
-    [&](cuda_cpu::Split& cuda_cpu_split, auto&... cuda_cpu_args)                                    \
+    [&](auto& cuda_cpu_split, auto&... cuda_cpu_args)                                               \
         -> decltype(__VA_ARGS__(cuda_cpu_split, cuda_cpu_args...)) {                                 \
         return __VA_ARGS__(cuda_cpu_split, cuda_cpu_args...); })
 

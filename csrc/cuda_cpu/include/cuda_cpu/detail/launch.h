@@ -89,53 +89,10 @@ struct Parked {
 void run_grid_co(const LaunchConfig& cfg, const std::function<void()>& body,
                  const std::function<void*(Parked*)>& start);
 
-// A block of a kernel's split copy (grader/cuda/split_copies.py): the kernel's code between its barriers, each part
-// a loop over the block's threads, which every thread of the block reaches together (the build proved it), so a
-// barrier is the end of one loop and the start of the next. What the copy's loops need: the threads' coordinates
-// in run order, where each thread's variables that live across a barrier go, and which threads have returned.
-struct Split {
-    Coordinates* coords;
-    size_t n;
-    const LoopStop* stop;
-    unsigned char* ended = nullptr;  // per thread in run order: returned (track_returns, for a kernel that returns)
-    size_t ended_count = 0;
+}  // namespace cuda_cpu
+#include "cuda_cpu/detail/split.h"  // a kernel's split copy: Split, WarpSplit
+namespace cuda_cpu {
 
-    template <class T>
-    std::remove_cv_t<T>* slots() {  // one T per thread, for the block's life (its arena's)
-        using U = std::remove_cv_t<T>;
-        static_assert(alignof(U) <= 16, "the arena aligns to 16 bytes");
-        return static_cast<U*>(arena_take(sizeof(U) * n));
-    }
-    unsigned char* track_returns() {
-        ended = static_cast<unsigned char*>(arena_take(n));
-        std::memset(ended, 0, n);
-        return ended;
-    }
-    void end(size_t i) {
-        ended[i] = 1;
-        ++ended_count;
-    }
-    bool failed() const { return stop->failed->load(std::memory_order_relaxed); }
-    // A barrier every thread that has not returned reaches: false when none is left. Threads that returned count
-    // as arrived, with the scheduler's warning (barrier_reports.cpp).
-    bool barrier(int line) {
-        if (ended_count == 0) return true;
-        if (ended_count == n) return false;
-        some_returned(line);
-        return true;
-    }
-    void* arena_take(size_t bytes);  // loop.cpp
-    void some_returned(int line);    // barrier_reports.cpp
-};
-// A variable of a split copy that lives across a barrier is a reference to its thread's slot, set as the variable
-// would have been initialised: `float acc = e;` -> `float (&acc) = cuda_cpu::split_set(slot[i], e);`
-template <class T, class E>
-T& split_set(T& slot, E&& e) {
-    slot = static_cast<E&&>(e);
-    return slot;
-}
-void run_grid_split(const LaunchConfig& cfg, const std::function<void()>& body, const BlockLoop* loop);
-bool split_wanted();  // thread_choice.cpp: unless CUDA_CPU_THREADS names fibers or coroutines
 
 // A kernel built more than one way (coroutines.h: CUDA_CPU_KERNEL): as cuda_cpu.h calls it, as its coroutine, and
 // as its split copy (where the build wrote one).
@@ -221,6 +178,24 @@ __attribute__((flatten)) size_t loop_over_threads(Call& call, Tuple& packed, Coo
     return n;
 }
 
+// A kernel's split copy as each block's loop (run_grid_split): S is what the copy takes first (split.h).
+template <class S, class Copy, class Tuple>
+void run_split(Copy& copy, Tuple& packed, const LaunchConfig& cfg, const std::function<void()>& fiber, bool warps) {
+    BlockLoop loop = [&packed, &copy](Coordinates* coords, size_t n, const LoopStop* stop) {
+        S threads{};
+        threads.coords = coords;
+        threads.n = n;
+        threads.stop = stop;
+        auto args = packed;
+        try {
+            std::apply([&](auto&... a) { copy(threads, a...); }, args);
+        } catch (const ThreadStopped&) {  // the launch failed there (an assert, a trap)
+        }
+        return n;
+    };
+    run_grid_split(cfg, fiber, &loop, warps);
+}
+
 template <class Call, class... Args>
 void launch(Call call, const LaunchConfig& cfg, Args&&... args) {
     if (here != nullptr) launched_from_a_kernel(cfg.line);
@@ -231,21 +206,12 @@ void launch(Call call, const LaunchConfig& cfg, Args&&... args) {
     }();
     auto fiber = [&packed, &fiber_call] { std::apply(fiber_call, packed); };
 #ifndef CUDA_CPU_PROFILED  // (the profiler counts a barrier as the scheduler releases it)
-    if constexpr (is_both<Call>::value) {
+    if constexpr (is_both<Call>::value) {  // (a copy split at its barriers takes Split&, one split at its shuffles
+        // WarpSplit&, which a Split& would take too: asked in that order)
         if constexpr (applicable<decltype(call.split), Split&, decltype(packed)>::value) {
-            if (split_wanted()) {
-                BlockLoop loop = [&packed, &call](Coordinates* coords, size_t n, const LoopStop* stop) {
-                    Split threads{coords, n, stop};
-                    auto args = packed;
-                    try {
-                        std::apply([&](auto&... a) { call.split(threads, a...); }, args);
-                    } catch (const ThreadStopped&) {  // the launch failed there (an assert, a trap)
-                    }
-                    return n;
-                };
-                run_grid_split(cfg, fiber, &loop);
-                return;
-            }
+            if (split_wanted()) return run_split<Split>(call.split, packed, cfg, fiber, false);
+        } else if constexpr (applicable<decltype(call.split), WarpSplit&, decltype(packed)>::value) {
+            if (split_wanted()) return run_split<WarpSplit>(call.split, packed, cfg, fiber, true);
         }
     }
 #endif
@@ -279,11 +245,6 @@ T shuffle(unsigned mask, T value, int src_lane, int line) {
     return out;
 }
 
-// a thread's lane: its place in its warp (coroutines.h reads the coordinates through a copy's Tag instead)
-inline int lane_of(const Coordinates& c) {
-    unsigned linear = c.tid.x + c.bdim.x * (c.tid.y + c.bdim.y * c.tid.z);
-    return static_cast<int>(linear % warpSize);
-}
 inline int lane_id() { return lane_of(running()); }
 
 // The source lane of a shuffle from `lane` (cuda_cpu.h's, and a coroutine copy's: coroutines.h): lanes outside the
