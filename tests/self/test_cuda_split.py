@@ -8,10 +8,9 @@ import ctypes
 import numpy as np
 import pytest
 
-from grader.cuda import build as cuda_build, coroutines, split_copies
-from grader.cuda.coroutine_copies import Copies
-from grader.cuda.rewrite import rewrite
+from grader.cuda import build as cuda_build
 from grader.sandbox import runtime_words
+from split_helpers import built, transformed, why_not_split
 
 F32P = ctypes.POINTER(ctypes.c_float)
 THREADS = 64
@@ -90,12 +89,8 @@ extern "C" int run(int which, const float* in, float* out, int blocks, int turns
 NAMES = ("rounds", "tile_race", "entry_race", "mixed")
 
 
-def _transformed(source, name="k.cu"):
-    return coroutines.transform(rewrite(source, name), name)
-
-
 def test_each_kernel_that_only_waits_at_uniform_barriers_gets_a_split_copy():
-    assert _transformed(KERNELS).split == tuple(sorted(NAMES))
+    assert transformed(KERNELS).split == tuple(sorted(NAMES))
 
 
 REFUSED = {
@@ -118,28 +113,13 @@ REFUSED = {
 @pytest.mark.parametrize("case", sorted(REFUSED))
 def test_a_kernel_whose_barriers_may_diverge_or_that_waits_otherwise_keeps_the_scheduler(case):
     body, why = REFUSED[case]
-    source = f"__global__ void k(float* p) {{\n    {body}\n}}\n"
-    text = rewrite(source, "k.cu")
-    tu = coroutines.parse(text, "k.cu")
-    import clang.cindex as ci
-    functions = coroutines._functions(tu, coroutines.PARSED + "k.cu", ci.CursorKind)
-    kernel = next(f for f in functions if f.kernel)
-    said = split_copies.why_not(Copies(text, "k.cu", set()), kernel, set())
+    said, split = why_not_split(body)
     assert said is not None and why in said, said
-    assert _transformed(source).split == ()
+    assert split == ()
 
 
 def _run(tmp_path, monkeypatch, way, order, which, turns=5, alive=THREADS, blocks=3):
-    if way is None:
-        monkeypatch.delenv("CUDA_CPU_THREADS", raising=False)
-    else:
-        monkeypatch.setenv("CUDA_CPU_THREADS", way)
-    monkeypatch.setenv("CUDA_CPU_ORDER", order)
-    path = tmp_path / "split.cu"
-    path.write_text(KERNELS)
-    lib = ctypes.CDLL(str(cuda_build.build(path)))
-    lib.cuda_cpu_launch_error.restype = lib.cuda_cpu_threads.restype = lib.cuda_cpu_warnings.restype = ctypes.c_char_p
-    lib.cuda_cpu_begin_call()
+    lib = built(tmp_path, monkeypatch, KERNELS, way, order)
     rng = np.random.default_rng(which)
     data = rng.standard_normal(blocks * max(turns, 1) * THREADS).astype(np.float32)
     out = np.zeros(blocks * THREADS, np.float32)
@@ -183,7 +163,7 @@ def test_no_loop_turn_at_all(tmp_path, monkeypatch):
 
 
 def test_a_split_copy_keeps_the_kernel_s_lines():
-    text = _transformed(KERNELS).text
+    text = transformed(KERNELS).text
     copy = text[text.index("rounds(cuda_cpu::Split&"):]
     copy = copy[:copy.index("\n}\n")]
     assert '#line 9 "k.cu"\ns[r & 1][t] = acc;' in copy and '#line 13 "k.cu"\nout[blockIdx.x * n + t] = acc;' in copy

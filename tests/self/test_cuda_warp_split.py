@@ -9,10 +9,9 @@ import ctypes
 import numpy as np
 import pytest
 
-from grader.cuda import build as cuda_build, coroutines, split_copies
-from grader.cuda.coroutine_copies import Copies
-from grader.cuda.rewrite import rewrite
+from grader.cuda import build as cuda_build
 from grader.sandbox import runtime_words
+from split_helpers import built, transformed, why_not_split
 
 F32P = ctypes.POINTER(ctypes.c_float)
 
@@ -66,12 +65,8 @@ extern "C" int run(int which, const float* in, float* out, int blocks, int threa
 NAMES = ("warp_sum", "mix", "cross_warp", "tiles")
 
 
-def _transformed(source, name="k.cu"):
-    return coroutines.transform(rewrite(source, name), name)
-
-
 def test_each_kernel_whose_lanes_reach_its_shuffles_together_gets_a_split_copy():
-    assert _transformed(KERNELS).split == tuple(sorted(NAMES))
+    assert transformed(KERNELS).split == tuple(sorted(NAMES))
 
 
 REFUSED = {
@@ -96,28 +91,13 @@ REFUSED = {
 @pytest.mark.parametrize("case", sorted(REFUSED))
 def test_a_kernel_whose_shuffles_may_diverge_keeps_the_scheduler(case):
     body, why = REFUSED[case]
-    source = f"__global__ void k(float* p) {{\n    {body}\n}}\n"
-    text = rewrite(source, "k.cu")
-    tu = coroutines.parse(text, "k.cu")
-    import clang.cindex as ci
-    functions = coroutines._functions(tu, coroutines.PARSED + "k.cu", ci.CursorKind)
-    kernel = next(f for f in functions if f.kernel)
-    said = split_copies.why_not(Copies(text, "k.cu", set()), kernel, set())
+    said, split = why_not_split(body)
     assert said is not None and why in said, said
-    assert _transformed(source).split == ()
+    assert split == ()
 
 
 def _run(tmp_path, monkeypatch, way, order, which, threads, blocks=3):
-    if way is None:
-        monkeypatch.delenv("CUDA_CPU_THREADS", raising=False)
-    else:
-        monkeypatch.setenv("CUDA_CPU_THREADS", way)
-    monkeypatch.setenv("CUDA_CPU_ORDER", order)
-    path = tmp_path / "warps.cu"
-    path.write_text(KERNELS)
-    lib = ctypes.CDLL(str(cuda_build.build(path)))
-    lib.cuda_cpu_launch_error.restype = lib.cuda_cpu_threads.restype = ctypes.c_char_p
-    lib.cuda_cpu_begin_call()
+    lib = built(tmp_path, monkeypatch, KERNELS, way, order)
     data = np.random.default_rng(which).standard_normal(blocks * threads).astype(np.float32)
     out = np.zeros(blocks * threads, np.float32)
     assert lib.run(which, data.ctypes.data_as(F32P), out.ctypes.data_as(F32P), blocks, threads) == 0
@@ -155,7 +135,7 @@ def test_a_warp_sum_adds_its_lanes(tmp_path):
 
 
 def test_a_split_copy_at_shuffles_keeps_the_kernel_s_lines():
-    text = _transformed(KERNELS).text
+    text = transformed(KERNELS).text
     copy = text[text.index("mix(cuda_cpu::WarpSplit&"):]
     copy = copy[:copy.index("\n}\n")]
     assert '#line 19 "k.cu"\nout[i] = v + w + up + (float)d;' in copy
