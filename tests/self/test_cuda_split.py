@@ -8,7 +8,6 @@ import ctypes
 import numpy as np
 import pytest
 
-from grader.cuda import build as cuda_build
 from grader.sandbox import runtime_words
 from split_helpers import built, transformed, why_not_split
 
