@@ -36,6 +36,9 @@ _MEMBER_SYNC = re.compile(r"^(.*?)\s*(\.|->)\s*sync\s*\(\s*\)$", re.S)
 _COORDINATES = re.compile(r"\b(threadIdx|blockIdx|blockDim|gridDim)\b")
 
 
+_LINE_DIRECTIVE = re.compile(r"(?m)^[ \t]*#[ \t]*line[ \t]+(\d+).*$")
+
+
 class Copies:
     """The copies of one file's functions that wait: `text` is the rewritten file, `waiting` the names of its
     __device__ functions that wait."""
@@ -45,6 +48,17 @@ class Copies:
         self.code = masked(text)  # comments and strings blanked: where code is
         self.shift = len(PARSE_PREFIX)
         self.lines = (PARSE_PREFIX + text).splitlines()
+        # (where the line after each #line directive starts, the line it names): a copy's #line says the same
+        self._directives = [(m.end() + 1, int(m.group(1))) for m in _LINE_DIRECTIVE.finditer(self.code)]
+
+    def line_at(self, offset):
+        """The student's line at offset of the text (the line the last #line directive before it makes it)."""
+        import bisect
+        k = bisect.bisect_right(self._directives, (offset, float("inf"))) - 1
+        if k < 0:
+            return self.text.count("\n", 0, offset)
+        start, line = self._directives[k]
+        return line + self.text.count("\n", start, offset)
 
     def of(self, f):
         """f's copy, as an insertion (start, end, text) at the end of the line where f ends."""

@@ -269,7 +269,7 @@ class _Writer(SlotVariables):
     def _piece(self, a, b, edits):
         from grader.cuda.coroutine_copies import apply
         inside = [(x - a, y - a, new) for x, y, new in edits if a <= x and y <= b]
-        return f'\n#line {self.text.count(chr(10), 0, a)} "{self.name}"\n' + apply(self.text[a:b], inside)
+        return f'\n#line {self.copies.line_at(a)} "{self.name}"\n' + apply(self.text[a:b], inside)
 
     def _insert(self, body):
         fn, text = self.fn, self.text
@@ -282,6 +282,6 @@ class _Writer(SlotVariables):
                                          f"cuda_cpu::{'WarpSplit' if self.warps else 'Split'}& {SPLIT}")]])
         after = text.find("\n", end)
         after = len(text) if after < 0 else after
-        first, last = text.count("\n", 0, start), text.count("\n", 0, end)
+        first, last = self.copies.line_at(start), self.copies.line_at(end)
         return (after, after, f'\n#line {first} "{self.name}"\n{declaration} {body}\n}}\n'
                               f'#line {last + 1} "{self.name}"')

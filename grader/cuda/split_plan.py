@@ -1,7 +1,8 @@
 """Where a kernel's split copy (grader/cuda/split_copies.py) cuts it: which values every thread of a block holds
 alike, and the kernel's body as a sequence of per-thread code (regions), barriers, and loops around barriers.
 
-The shape it takes (else NotSplit, and the kernel runs as before):
+The shape it takes (else NotSplit, and the kernel runs as before), once the __device__ functions that wait are written
+into it (grader/cuda/split_inline.py):
 - the kernel's waits are __syncthreads() statements of its own, in its body or in the body of a loop of its body
   (a `for` or `while`) whose own statements they are: no barrier in an if, a nested loop, or a switch;
 - such a loop is uniform: its init, condition and increment read only literals, parameters never assigned,
