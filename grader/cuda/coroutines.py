@@ -166,7 +166,7 @@ def _presumed_line(location):
 def _transform(text, filename, include_dirs, defines, others):
     tu = parse(text, filename, include_dirs, defines, others)
     import clang.cindex as ci
-    from grader.cuda import coroutine_copies, split_copies
+    from grader.cuda import coroutine_copies, split_copies, split_inline
     K = ci.CursorKind
     functions = _functions(tu, PARSED + filename, K)
     kernels = {f.cursor.spelling for f in functions if f.kernel}
@@ -196,41 +196,12 @@ def _transform(text, filename, include_dirs, defines, others):
               if f.kernel and f.cursor.spelling in waiting and f.cursor.is_definition()}
     unsplit = {name for name, s in splits.items() if s is None}
     if unsplit:
-        splits.update(_split_inlined(text, filename, (include_dirs, defines, others), copies, functions,
+        splits.update(split_inline.split_copies(text, filename, (include_dirs, defines, others), copies, functions,
                                      waiting - kernels, unsplit))
     insertions += [s for s in splits.values() if s is not None]
     return Transformed(f'#include "{HEADER}"\n' + coroutine_copies.apply(text, insertions),
                        tuple(sorted(waiting & kernels)), tuple(sorted(waiting - kernels)),
                        tuple(sorted(name for name, s in splits.items() if s is not None)))
-
-
-def _split_inlined(text, filename, parse_args, copies, functions, waiting, kernels):
-    """{kernel: its split copy (an insertion in text)} for those of `kernels` whose waits are in the functions they
-    call, made from the kernel with those functions written in (grader/cuda/split_inline.py), parsed anew."""
-    import clang.cindex as ci
-    from grader.cuda import split_copies, split_inline
-    from grader.cuda.coroutine_copies import Copies, apply
-    bodies = split_inline.inlined_bodies(copies, functions, waiting, kernels)
-    if not bodies:
-        return {}
-    written = apply(text, [(a, b, body) for (a, b), body in bodies.values()])
-    try:
-        tu = parse(written, filename, *parse_args)
-    except Refused:
-        return {}
-    shift, found = len(PARSE_PREFIX), {}
-    ends = {f.cursor.spelling: f.cursor.extent.end.offset - shift for f in functions
-            if f.kernel and f.cursor.is_definition()}
-    again = Copies(written, filename, waiting)
-    for f in _functions(tu, PARSED + filename, ci.CursorKind):
-        name = f.cursor.spelling
-        if name in bodies and f.kernel and f.cursor.is_definition():
-            insertion = split_copies.split_copy(again, f, waiting)
-            if insertion is not None:
-                after = text.find("\n", ends[name])
-                after = len(text) if after < 0 else after
-                found[name] = (after, after, insertion[2])
-    return found
 
 
 def _functions(tu, filename, K):

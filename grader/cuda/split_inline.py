@@ -25,18 +25,46 @@ program (else NotSplit, and the kernel runs as before):
 """
 
 import re
-from dataclasses import dataclass, field
 
-from grader.cuda.coroutine_copies import apply
-from grader.cuda.coroutine_loops import _SEE_THROUGH, _escaped, _walk
+from grader.cuda.coroutine_copies import Copies, apply
+from grader.cuda.coroutine_loops import _walk
+from grader.cuda.split_inline_names import Names, SameVariables
 from grader.cuda.split_parts import NotSplit
-from grader.cuda.split_plan import _THREAD_BLOCK
-from grader.cuda.uniform_values import UniformValues
 
 PREFIX = "cuda_cpu_in"
 DEPTH = 16  # calls within calls: more is taken for recursion
 _NAME = re.compile(r"(?<![\w.>])[A-Za-z_]\w*")  # a name, not a member's (after . or ->)
 _CONDITIONAL = frozenset({"&&", "||", ",", "?"})  # (an operator not read counts as one)
+
+
+def split_copies(text, filename, parse_args, copies, functions, waiting, kernels):
+    """{kernel: its split copy (an insertion in text)} for those of `kernels` whose waits are in the functions they
+    call, made from the kernel with those functions written in, parsed anew (parse_args: the parse's include
+    folders, defines and files beside it)."""
+    import clang.cindex as ci
+    from grader.cuda import split_copies as copy_of
+    from grader.cuda.coroutines import PARSE_PREFIX, PARSED, Refused, _functions, parse
+    bodies = inlined_bodies(copies, functions, waiting, kernels)
+    if not bodies:
+        return {}
+    written = apply(text, [(a, b, body) for (a, b), body in bodies.values()])
+    try:
+        tu = parse(written, filename, *parse_args)
+    except Refused:
+        return {}
+    shift, found = len(PARSE_PREFIX), {}
+    ends = {f.cursor.spelling: f.cursor.extent.end.offset - shift for f in functions
+            if f.kernel and f.cursor.is_definition()}
+    again = Copies(written, filename, waiting)
+    for f in _functions(tu, PARSED + filename, ci.CursorKind):
+        name = f.cursor.spelling
+        if name in bodies and f.kernel and f.cursor.is_definition():
+            insertion = copy_of.split_copy(again, f, waiting)
+            if insertion is not None:
+                after = text.find("\n", ends[name])
+                after = len(text) if after < 0 else after
+                found[name] = (after, after, insertion[2])
+    return found
 
 
 def inlined_bodies(copies, functions, waiting, kernels):
@@ -74,7 +102,7 @@ class _Inliner:
             if f.cursor.is_definition():
                 self.by_name[f.cursor.spelling] = None if f.cursor.spelling in self.by_name else f
         self.count = 0
-        self.writes = {}  # function name -> _Writes
+        self.variables = SameVariables(self.K)
 
     def at(self, c):
         return c.extent.start.offset - self.shift, c.extent.end.offset - self.shift
@@ -83,7 +111,7 @@ class _Inliner:
         self.kernel_names = {c.spelling for c in f.cursor.walk_preorder()
                              if c.kind in (self.K.VAR_DECL, self.K.PARM_DECL)}
         a, b = (at - self.shift for at in f.body)
-        return (a + 1, b - 1), self._body(f, a + 1, b - 1, _Names(), [], 0)
+        return (a + 1, b - 1), self._body(f, a + 1, b - 1, Names(), [], 0)
 
     def _body(self, f, a, b, renames, extra, depth):
         """text[a:b] of f's body with its waiting calls written in, its names renamed and the extra edits made."""
@@ -169,37 +197,6 @@ class _Inliner:
         end = self.at(first)[1] if first is not None else self.at(op)[0]
         return next((t.spelling for t in op.get_tokens() if t.extent.start.offset - self.shift >= end), "?")
 
-    def _same_variable(self, g, p, arg, caller):
-        """The caller's variable that arg names, where the callee may name it for its parameter p: p is never
-        assigned nor reached but by its name, and the variable (of p's type, neither a reference nor __shared__)
-        is reached by nothing but its name, so neither changes while the callee runs."""
-        K = self.K
-        while arg.kind.name in _SEE_THROUGH or (arg.kind == K.CALL_EXPR and arg.referenced is not None and
-                                                arg.referenced.kind == K.CONSTRUCTOR):  # (a copy, as of a class)
-            inner = list(arg.get_children())
-            if len(inner) != 1:
-                return None
-            arg = inner[0]
-        v = arg.referenced if arg.kind == K.DECL_REF_EXPR else None
-        if v is None or v.kind not in (K.VAR_DECL, K.PARM_DECL) or v.semantic_parent is None or \
-                v.semantic_parent.hash != caller.cursor.hash:
-            return None
-        t, u = v.type.get_canonical(), p.type.get_canonical()
-        if t.spelling != u.spelling or t.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE") or \
-                t.is_volatile_qualified():
-            return None
-        if _THREAD_BLOCK.match(t.spelling):
-            return v  # (a thread block holds nothing that changes)
-        return None if self._changed(g, p) or self._changed(caller, v, assigned=False) else v
-
-    def _changed(self, f, v, assigned=True):
-        """Whether f's variable v is reached other than by its name (or, assigned: assigned)."""
-        name = f.cursor.spelling
-        if name not in self.writes:
-            self.writes[name] = _Writes(f, self.K)
-        w = self.writes[name]
-        return v.hash in w.escaped or (assigned and v.hash in w.assigned)
-
     def _expand(self, g, name, call, caller, caller_renames, depth):
         """What goes before the statement that holds call (the callee written in), and what replaces the call."""
         K = self.K
@@ -226,9 +223,9 @@ class _Inliner:
         params, args = list(gc.get_arguments()), list(call.get_arguments())
         if len(params) != len(args) or any(not p.spelling for p in params):
             raise NotSplit(f"a call of {name} with default or unnamed arguments")
-        renames, lines = _Names(), []
+        renames, lines = Names(), []
         for p, arg in zip(params, args):
-            same = self._same_variable(g, p, arg, caller)
+            same = self.variables.same(g, p, arg, caller)
             if same is not None:  # (no copy: the callee names the caller's variable)
                 renames.add(p, caller_renames.by_hash.get(same.hash, same.spelling))
                 continue
@@ -271,24 +268,3 @@ class _Inliner:
         """arg's text with the caller's renamed variables renamed."""
         a, b = self.at(arg)
         return apply(self.text[a:b], [(x - a, y - a, new) for x, y, new in self._renamed(arg, renames)])
-
-
-@dataclass
-class _Names:
-    """A callee's variables written in: their new names by declaration, and by name (None: two of one name)."""
-    by_hash: dict = field(default_factory=dict)
-    by_spelling: dict = field(default_factory=dict)
-
-    def add(self, v, new):
-        self.by_hash[v.hash] = new
-        self.by_spelling[v.spelling] = new if self.by_spelling.get(v.spelling, new) == new else None
-
-
-class _Writes(UniformValues):
-    """Which variables of function f are assigned, and which are reached other than by their names."""
-
-    def __init__(self, f, K):
-        self.parents = {node.hash: parent for node, parent in _walk(f.cursor)}
-        self.escaped = _escaped(f, self.parents, K)
-        self.assigned = {node.referenced.hash for node in f.cursor.walk_preorder()
-                         if node.kind == K.DECL_REF_EXPR and node.referenced is not None and self._assigns(node)}
