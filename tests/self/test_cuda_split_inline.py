@@ -4,6 +4,7 @@ fibers and as coroutines in both thread orders, its warnings name the helper's l
 written in as the same program leaves the kernel on the scheduler."""
 
 import ctypes
+import re
 
 import numpy as np
 import pytest
@@ -78,8 +79,13 @@ NAMES = ("helpers", "warps", "group")
 WAIT = {"helpers": "barriers", "warps": "shuffles", "group": "barriers"}
 
 
-def test_a_kernel_whose_waits_are_in_its_helpers_gets_a_split_copy():
-    assert transformed(KERNELS).split == tuple(sorted(NAMES))
+@pytest.fixture(scope="module")
+def kernels():
+    return transformed(KERNELS)
+
+
+def test_a_kernel_whose_waits_are_in_its_helpers_gets_a_split_copy(kernels):
+    assert kernels.split == tuple(sorted(NAMES))
 
 
 def _run(tmp_path, monkeypatch, way, order, which, k, threads=64, blocks=3):
@@ -112,8 +118,8 @@ def test_a_helper_s_lines_are_its_own_in_the_warnings(tmp_path, monkeypatch):
     assert warned == fibers_warned
 
 
-def test_a_split_copy_of_written_in_helpers_keeps_their_lines():
-    text = transformed(KERNELS).text
+def test_a_split_copy_of_written_in_helpers_keeps_their_lines(kernels):
+    text = kernels.text
     copy = text[text.index("helpers(cuda_cpu::Split&"):]
     copy = copy[:copy.index("\n}\n")]
     assert '#line 8 "k.cu"\n' in copy and "s[(cuda_cpu_in" in copy  # neighbour_sum's read, in its own line
@@ -138,15 +144,32 @@ REFUSED = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(REFUSED))
-def test_a_call_that_cannot_be_written_in_as_the_same_program_keeps_the_scheduler(case):
+CASES = sorted(REFUSED)
+
+
+def _numbered(text, i):
+    """text with the helper h and the kernel k named for case i (one file holds every case)."""
+    return re.sub(r"\bh\b", f"h{i}", text)
+
+
+@pytest.fixture(scope="module")
+def refused():
+    """Every case in one file (one parse): its transformation, and why each kernel's calls are not written in."""
     import clang.cindex as ci
-    helper, body, why = REFUSED[case]
-    source = f"{helper}__global__ void k(float* p) {{\n    {body}\n}}\n"
-    t = transformed(source)
-    assert t.split == () and "k" in t.kernels
+    source = "".join(f"{_numbered(REFUSED[case][0], i)}__global__ void k{i}(float* p) {{\n    "
+                     f"{_numbered(REFUSED[case][1], i)}\n}}\n" for i, case in enumerate(CASES))
     text = rewrite(source, "k.cu")
+    t = coroutines.transform(text, "k.cu")
     functions = coroutines._functions(coroutines.parse(text, "k.cu"), coroutines.PARSED + "k.cu", ci.CursorKind)
-    kernel = next(f for f in functions if f.kernel)
-    said = split_inline.why_not(Copies(text, "k.cu", {"h"}), functions, {"h"}, kernel)
+    copies = Copies(text, "k.cu", set(t.functions))
+    return t, {f.cursor.spelling: split_inline.why_not(copies, functions, set(t.functions), f)
+               for f in functions if f.kernel}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_call_that_cannot_be_written_in_as_the_same_program_keeps_the_scheduler(refused, case):
+    t, why_not = refused
+    i = CASES.index(case)
+    assert f"k{i}" in t.kernels and f"k{i}" not in t.split
+    said, why = why_not[f"k{i}"], _numbered(REFUSED[case][2], i)
     assert said is not None and why in said, said
