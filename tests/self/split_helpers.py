@@ -10,15 +10,19 @@ def transformed(source, name="k.cu"):
     return coroutines.transform(rewrite(source, name), name)
 
 
-def why_not_split(body):
-    """Why `__global__ void k(float* p) { body }` gets no split copy (None: it gets one)."""
+def why_not_split_each(bodies):
+    """{case: (why `__global__ void k(float* p) { body }` gets no split copy (None: it gets one), whether it got
+    one)} for bodies {case: body}, every case a kernel of one file (one parse, one transformation)."""
     import clang.cindex as ci
-    source = f"__global__ void k(float* p) {{\n    {body}\n}}\n"
+    cases = sorted(bodies)
+    source = "".join(f"__global__ void k{i}(float* p) {{\n    {bodies[case]}\n}}\n" for i, case in enumerate(cases))
     text = rewrite(source, "k.cu")
     tu = coroutines.parse(text, "k.cu")
-    functions = coroutines._functions(tu, coroutines.PARSED + "k.cu", ci.CursorKind)
-    kernel = next(f for f in functions if f.kernel)
-    return split_copies.why_not(Copies(text, "k.cu", set()), kernel, set()), transformed(source).split
+    kernels = {f.cursor.spelling: f for f in coroutines._functions(tu, coroutines.PARSED + "k.cu", ci.CursorKind)
+               if f.kernel}
+    split = coroutines.transform(text, "k.cu").split
+    return {case: (split_copies.why_not(Copies(text, "k.cu", set()), kernels[f"k{i}"], set()), f"k{i}" in split)
+            for i, case in enumerate(cases)}
 
 
 def built(tmp_path, monkeypatch, source, way, order):
