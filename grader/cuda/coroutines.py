@@ -124,43 +124,35 @@ def parse(text, filename, include_dirs=(), defines=(), others=None):
         import clang.cindex as ci
     except ImportError as exc:  # (requirements/grading.txt pins it; a machine without it grades on fibers)
         raise Refused(N_("the C++ parser is not installed ({error})"), error=str(exc)) from None
-    from grader.cuda import build
-    args = ["-x", "c++", "-std=c++20", f"-D__CUDA_ARCH__={build.CUDA_ARCH}", "-include", "cuda_cpu.h",
-            f"-I{build.RUNTIME_INCLUDE}", *(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines)]
+    from grader.cuda import build, parse_header
+    base = ["-x", "c++", "-std=c++20", f"-D__CUDA_ARCH__={build.CUDA_ARCH}", f"-I{build.RUNTIME_INCLUDE}"]
     if _gcc_include():
-        args[:0] = ["-isystem", _gcc_include()]
-    # an Index per parse, let go with it (one kept for good is deleted at exit, after libclang's module)
+        base[:0] = ["-isystem", _gcc_include()]
+    rest = [*(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines)]
     files = [(PARSED + filename, PARSE_PREFIX + text)]
     files += [(PARSED + name, other) for name, other in (others or {}).items() if name != filename]
-    tu = ci.Index.create().parse(PARSED + filename, args=args, unsaved_files=files,
-                                 options=ci.TranslationUnit.PARSE_INCOMPLETE)
-    errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
+    header = parse_header.include_args(base, defines)
+    while True:  # (an Index per parse, let go with it: one kept for good is deleted at exit, after libclang's)
+        try:
+            tu = ci.Index.create().parse(PARSED + filename, args=base + header + rest, unsaved_files=files,
+                                         options=ci.TranslationUnit.PARSE_INCOMPLETE)
+            errors = [d.spelling for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
+        except ci.TranslationUnitLoadError as exc:
+            errors = [str(exc)]
+        if not errors or header[0] == "-include":
+            break
+        header = ["-include", parse_header.HEADER]  # (the precompiled header did not serve: read it itself)
     if errors:
-        raise Refused(N_("the C++ parser did not read it ({error})"), error=errors[0].spelling)
+        raise Refused(N_("the C++ parser did not read it ({error})"), error=errors[0])
     return tu
 
 
 def student_line(cursor):
     """cursor's line in the student's file: its presumed line, which the rewrite's #line directives set (and those of
     a kernel with its helpers written in, grader/cuda/split_inline.py)."""
-    line = _presumed_line(cursor.location)
+    from grader.cuda.parse_header import presumed_line
+    line = presumed_line(cursor.location)
     return cursor.location.line - LINES_BEFORE if line is None else line
-
-
-def _presumed_line(location):
-    import ctypes
-    import clang.cindex as ci
-    lib = ci.conf.lib
-    presumed = getattr(lib, "clang_getPresumedLocation", None)
-    if presumed is None:
-        return None
-    if presumed.argtypes is None:
-        presumed.argtypes = [ci.SourceLocation, ctypes.POINTER(ci._CXString), ctypes.POINTER(ctypes.c_uint),
-                             ctypes.POINTER(ctypes.c_uint)]
-        presumed.restype = None
-    name, line, column = ci._CXString(), ctypes.c_uint(), ctypes.c_uint()
-    presumed(location, ctypes.byref(name), ctypes.byref(line), ctypes.byref(column))
-    return line.value
 
 
 def _transform(text, filename, include_dirs, defines, others):
@@ -276,8 +268,10 @@ def _check_only_called(tu, names, filename, K):
     the function, never its copy."""
     if not names:
         return
+    own = [c for top in tu.cursor.get_children() if top.location.file is not None
+           and top.location.file.name == filename for c in top.walk_preorder()]  # (not the headers' cursors)
     callees = set()
-    for c in tu.cursor.walk_preorder():
+    for c in own:
         if c.kind == K.CALL_EXPR:
             first = next(iter(c.get_children()), None)
             if first is not None:
@@ -286,7 +280,7 @@ def _check_only_called(tu, names, filename, K):
                         callees.add(r.hash)
                     if r.kind == K.CALL_EXPR:
                         break
-    for c in tu.cursor.walk_preorder():
+    for c in own:
         if c.kind in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF) and c.spelling in names and c.hash not in callees \
                 and c.location.file is not None and c.location.file.name == filename:
             raise Refused(N_("{function} waits and is used other than by a call (line {line})"), function=c.spelling,
