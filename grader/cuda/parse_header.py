@@ -2,10 +2,10 @@
 includes) parsed once and kept as a precompiled header, and each cursor's line as the #line directives give it.
 
 The header is most of what the parser reads: a parse that starts from it kept takes a tenth of the time (0.06 s
-against 0.7 s for NVIDIA's scan here). It is kept beside the built kernels, with the runtime's objects (build/kernels/runtime-parse/), named for
-everything it depends on: the parser's version, its arguments and the defines of the build, and the header files
-themselves. A header that cannot be made or kept (a read-only cache, a parser that will not save it), or that does
-not serve, leaves the parse as it was: the header read anew.
+against 0.7 s for NVIDIA's scan here). It is kept beside the built kernels, with the runtime's objects
+(build/kernels/runtime-parse/), named for everything it depends on: the parser's version, its arguments and the
+defines of the build, and the header files themselves. A header that cannot be made or kept (a read-only cache, a
+parser that will not save it), or that does not serve, leaves the parse as it was: the header read anew.
 """
 
 import functools
