@@ -43,14 +43,14 @@ def split_copies(text, filename, parse_args, copies, functions, waiting, kernels
     folders, defines and files beside it)."""
     import clang.cindex as ci
     from grader.cuda import split_copies as copy_of
-    from grader.cuda.coroutines import PARSE_PREFIX, PARSED, Refused, _functions, parse
-    bodies = inlined_bodies(copies, functions, waiting, kernels)
-    if not bodies:
-        return {}
-    written = apply(text, [(a, b, body) for (a, b), body in bodies.values()])
+    from grader.cuda.coroutines import PARSE_PREFIX, PARSED, _functions, parse
     try:
+        bodies = inlined_bodies(copies, functions, waiting, kernels)
+        if not bodies:
+            return {}
+        written = apply(text, [(a, b, body) for (a, b), body in bodies.values()])
         tu = parse(written, filename, *parse_args)
-    except Refused:
+    except Exception:  # noqa: BLE001  (Refused, or whatever else): the kernels keep their coroutine copies alone
         return {}
     shift, found = len(PARSE_PREFIX), {}
     ends = {f.cursor.spelling: f.cursor.extent.end.offset - shift for f in functions
