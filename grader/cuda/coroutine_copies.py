@@ -16,6 +16,7 @@ two #line directives, so its lines (and __LINE__, which every wait reports) are 
 The original stays as it was, for fibers; the Tag parameter tells the copy from it.
 """
 
+import bisect
 import re
 
 from grader.common.i18n import N_
@@ -53,7 +54,6 @@ class Copies:
 
     def line_at(self, offset):
         """The student's line at offset of the text (the line the last #line directive before it makes it)."""
-        import bisect
         k = bisect.bisect_right(self._directives, (offset, float("inf"))) - 1
         if k < 0:
             return self.text.count("\n", 0, offset)

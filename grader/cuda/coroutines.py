@@ -188,8 +188,8 @@ def _transform(text, filename, include_dirs, defines, others):
               if f.kernel and f.cursor.spelling in waiting and f.cursor.is_definition()}
     unsplit = {name for name, s in splits.items() if s is None}
     if unsplit:
-        splits.update(split_inline.split_copies(text, filename, (include_dirs, defines, others), copies, functions,
-                                     waiting - kernels, unsplit))
+        splits.update(split_inline.split_copies(copies, (include_dirs, defines, others), functions,
+                                                waiting - kernels, unsplit))
     insertions += [s for s in splits.values() if s is not None]
     return Transformed(f'#include "{HEADER}"\n' + coroutine_copies.apply(text, insertions),
                        tuple(sorted(waiting & kernels)), tuple(sorted(waiting - kernels)),

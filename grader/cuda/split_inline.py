@@ -37,11 +37,12 @@ _NAME = re.compile(r"(?<![\w.>])[A-Za-z_]\w*")  # a name, not a member's (after 
 _CONDITIONAL = frozenset({"&&", "||", ",", "?"})  # (an operator not read counts as one)
 
 
-def split_copies(text, filename, parse_args, copies, functions, waiting, kernels):
-    """{kernel: its split copy (an insertion in text)} for those of `kernels` whose waits are in the functions they
-    call, made from the kernel with those functions written in, parsed anew (parse_args: the parse's include
-    folders, defines and files beside it)."""
+def split_copies(copies, parse_args, functions, waiting, kernels):
+    """{kernel: its split copy (an insertion in the copies' text)} for those of `kernels` whose waits are in the
+    functions they call, made from the kernel with those functions written in, parsed anew (parse_args: the parse's
+    include folders, defines and files beside it)."""
     import clang.cindex as ci
+    text, filename = copies.text, copies.filename
     from grader.cuda import split_copies as copy_of
     from grader.cuda.coroutines import PARSE_PREFIX, PARSED, _functions, parse
     try:
