@@ -104,6 +104,7 @@ class _Inliner:
                 self.by_name[f.cursor.spelling] = None if f.cursor.spelling in self.by_name else f
         self.count = 0
         self.variables = SameVariables(self.K)
+        self.parents = {}  # function name -> {cursor hash: its parent}, walked once
 
     def at(self, c):
         return c.extent.start.offset - self.shift, c.extent.end.offset - self.shift
@@ -172,8 +173,10 @@ class _Inliner:
 
     def _statement(self, f, call):
         """The statement of a compound statement that holds call, which it always evaluates."""
-        parents = {node.hash: parent for node, parent in _walk(f.cursor)}
-        node = call
+        name = f.cursor.spelling
+        if name not in self.parents:
+            self.parents[name] = {node.hash: parent for node, parent in _walk(f.cursor)}
+        parents, node = self.parents[name], call
         while True:
             parent = parents.get(node.hash)
             if parent is None:
