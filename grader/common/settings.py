@@ -31,6 +31,9 @@ WARM = Setting("GRADER_WARM", "", STUDENT, "off: every `make grade` and test cel
 WARM_ARENA = Setting("GRADER_WARM_ARENA", "128", STUDENT, "MiB of each half of the warm standby's shared memory "
                      "written ahead, so that a grading's arrays land in memory already there (0: none; the standby "
                      "holds twice this while idle)")
+WARM_HEAP = Setting("GRADER_WARM_HEAP", "256", STUDENT, "MiB of the warm standby's own heap written ahead, so that a "
+                    "grading's copies of the answers and its comparisons land in memory already there (0: none; "
+                    "GRADER_HEAP=fast only; the standby holds it while idle)")
 KERNEL_DEVICE = Setting("GRADER_KERNEL_DEVICE", "auto", STUDENT, "auto, cpu or gpu: where the kernel also runs, "
                         "ungraded (grades always come from the CPU runtime)")
 NVCC = Setting("GRADER_NVCC", "", MAINTAINER, "none: grade as a machine without nvcc does (the compile check scores "
@@ -68,11 +71,19 @@ CORPUS_TEST = Setting("GRADER_CORPUS_TEST", "", MAINTAINER, "1: run the adversar
 CLASS_TEST = Setting("GRADER_CLASS_TEST", "", MAINTAINER, "1: run the nbgrader class end to end (`make test-class`)")
 BROWSER_TEST = Setting("GRADER_BROWSER_TEST", "", MAINTAINER, "1: run the browser tests (`make test-browser`)")
 
-SETTINGS = (LANG, GPU, PROFILE, WARM, WARM_ARENA, KERNEL_DEVICE, CACHE_DIR, HEAP, HIDDEN_SEED, EXCHANGE, NVCC, CUDA_THREADS,
+SETTINGS = (LANG, GPU, PROFILE, WARM, WARM_ARENA, WARM_HEAP, KERNEL_DEVICE, CACHE_DIR, HEAP, HIDDEN_SEED, EXCHANGE, NVCC, CUDA_THREADS,
             ISOLATION, BWRAP,
             EXPECTED_CACHE, CORPUS_TEST, CLASS_TEST, BROWSER_TEST, ISOLATION_POLICY, REPO, VERDICTS, WARM_GRADING,
             WORKER_TOKEN)
 BY_NAME = {s.name: s for s in SETTINGS}
+
+
+def mebibytes(setting):
+    """A setting given in MiB (WARM_ARENA, WARM_HEAP), in bytes: 0 where it is not a positive number."""
+    try:
+        return max(0, int(float(setting.get()) * (1 << 20)))
+    except ValueError:
+        return 0
 
 
 def markdown():

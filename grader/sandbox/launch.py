@@ -105,10 +105,7 @@ def prepare_spare():
 
 def warm_bytes():
     """settings.WARM_ARENA in bytes (0 where it is not a number of MiB)."""
-    try:
-        return max(0, int(float(settings.WARM_ARENA.get()) * (1 << 20)))
-    except ValueError:
-        return 0
+    return settings.mebibytes(settings.WARM_ARENA)
 
 
 def adopt_spare(path):

@@ -139,11 +139,13 @@ class _Standby:
 def _standby(listener, channel):
     _reset_signals()
     listener.close()
+    from grader.common import environment, settings
     from grader.sandbox import launch
     try:
         launch.prepare_spare()
     except Exception:  # noqa: BLE001  without a spare, the grading starts its worker itself
         traceback.print_exc()
+    environment.write_heap_ahead(settings.mebibytes(settings.WARM_HEAP))  # while the spare's Python starts
     try:
         data, fds, _, _ = socket.recv_fds(channel, MAX_REQUEST, 4)
     except OSError:

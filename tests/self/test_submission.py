@@ -5,6 +5,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import numpy as np
@@ -512,6 +513,9 @@ def test_a_touched_arena_has_its_pages_ahead_in_both_halves_and_carries_arrays_a
     from grader.sandbox import wire
     if _resident_shared_kib() is None:
         pytest.skip("no RssShmem in /proc/self/status here")
+    for thread in threading.enumerate():  # an earlier test's arena still going back would shrink the count
+        if thread.name == "arena-release":
+            thread.join()
     arena = wire.Arena.create(64 << 20)
     try:
         before = _resident_shared_kib()
@@ -535,3 +539,41 @@ def test_the_standby_arena_setting_is_mib_and_anything_else_writes_none_ahead(mo
         assert launch.warm_bytes() == 0
     monkeypatch.delenv("GRADER_WARM_ARENA")
     assert launch.warm_bytes() == 128 << 20  # the default
+
+
+_FAULTS_OF_A_NEW_ARRAY = """
+import resource, sys
+import numpy as np
+from grader.common import environment
+environment.write_heap_ahead(int(sys.argv[1]))
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+np.empty(64 << 20, dtype=np.uint8).fill(2)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+def _faults_of_a_new_array(ahead, mode):
+    """The page faults of writing a new 64 MiB array, in a process that first wrote `ahead` bytes of its heap ahead
+    (environment.write_heap_ahead) under GRADER_HEAP=mode."""
+    from grader.common import environment
+    env = dict(environment.heap_env(mode), PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", _FAULTS_OF_A_NEW_ARRAY, str(ahead)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, check=True)
+    return int(done.stdout)
+
+
+def test_a_heap_written_ahead_gives_the_next_arrays_pages_already_there():
+    """The warm standby writes settings.WARM_HEAP MiB of its heap while it waits: a grading's arrays then fault in
+    no page. Only with the fast heap settings; under GRADER_HEAP=lean the memory would go straight back, so none is
+    written."""
+    fresh = _faults_of_a_new_array(0, "fast")
+    assert fresh >= 8, fresh  # 64 MiB of new pages: one fault per 2 MiB at the very least
+    assert _faults_of_a_new_array(128 << 20, "fast") <= fresh // 8
+    assert _faults_of_a_new_array(128 << 20, "lean") >= fresh // 2
+
+
+def test_the_standby_heap_setting_is_mib(monkeypatch):
+    from grader.common import settings
+    assert settings.mebibytes(settings.WARM_HEAP) == 256 << 20  # the default
+    monkeypatch.setenv("GRADER_WARM_HEAP", "0")
+    assert settings.mebibytes(settings.WARM_HEAP) == 0
