@@ -111,8 +111,9 @@ def _warm_up():
 
 
 class _Standby:
-    """A forked grading process waiting for its request, with a spare worker already started (sandbox/launch.py):
-    a warm grading then waits neither for a box nor for a Python to start in it."""
+    """A forked grading process waiting for its request, with a spare worker already started (sandbox/launch.py)
+    and memory already written (the spare's arena, its own heap): a warm grading then waits neither for a box nor
+    for a Python to start in it, nor for the kernel to give it pages."""
 
     def __init__(self, listener):
         self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
