@@ -7,20 +7,21 @@ the kernel again: measured, a third of a grading's CPU time was system time. Wit
 arrays stay in the heap and are reused; torch also asks for huge pages. Measured on a 2-core machine
 (`python -m grader grade --submission solutions`, one thread): system time 8.0 s -> 5.0 s, wall 18.7 s -> 16.5 s.
 glibc reads these at process start, so they travel in the environment (grader/__main__.py re-executes itself once
-with them; workers and batch gradings inherit them).
+with them; workers and batch gradings inherit them). The CUDA CPU runtime keeps a freed device buffer's pages for
+the next buffer of its size the same way (CUDA_CPU_KEEP_FREED, in MiB: csrc/cuda_cpu/src/memory.cpp).
 """
 
 import os
 
 TOKEN_VAR = "GRADER_WORKER_TOKEN"  # every process a worker starts carries its sandbox's token (sandbox/isolation.py)
 HEAP_SETTINGS = {"MALLOC_MMAP_THRESHOLD_": str(1 << 32), "MALLOC_TRIM_THRESHOLD_": str(1 << 34),
-                 "THP_MEM_ALLOC_ENABLE": "1"}
+                 "THP_MEM_ALLOC_ENABLE": "1", "CUDA_CPU_KEEP_FREED": "512"}  # the CPU runtime's own (memory.cpp)
 # GRADER_HEAP=lean, for machines where memory is the limit (Gradescope's containers: run_autograder sets it):
 # freed arrays go back to the system at once. Measured on the 2-core machine (`make bench`, one grading of the
 # reference, public + hidden suites, one core): peak memory of the process tree 1.52 GiB -> 0.98 GiB; a public
 # `make grade` on two cores takes ~2 s longer (13.1 s -> 15.2 s, system time 2.4 s -> 5.5 s).
 LEAN_HEAP_SETTINGS = {"MALLOC_MMAP_THRESHOLD_": str(1 << 20), "MALLOC_TRIM_THRESHOLD_": str(1 << 20),
-                      "THP_MEM_ALLOC_ENABLE": "0"}
+                      "THP_MEM_ALLOC_ENABLE": "0", "CUDA_CPU_KEEP_FREED": "0"}
 HEAP_MODES = {"fast": HEAP_SETTINGS, "lean": LEAN_HEAP_SETTINGS}
 # machine workarounds a worker's numpy needs too, and the CPU runtime's thread count (thread_env)
 # and the GPU the CPU runtime stands for (grader/cuda/gpus.py)

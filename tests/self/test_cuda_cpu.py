@@ -2,6 +2,7 @@
 collectives, atomics, shared memory, divergence, and both reference kernels against the float64 oracle."""
 
 import ctypes
+import os
 import re
 import shutil
 import subprocess
@@ -271,6 +272,59 @@ def test_early_return_counts_as_arriving_and_shared_memory_starts_as_nan(tmp_pat
     lib.run(ptr(out))
     assert np.array_equal(out[:32], np.arange(31, -1, -1)) and np.isnan(out[64:]).all()
     assert lib.cuda_cpu_launch_error() == b""
+
+
+_REUSE = """
+    #include <sys/resource.h>
+    __global__ void fill(float* p, int n) { for (int i = threadIdx.x; i < n; i += blockDim.x) p[i] = 1.0f; }
+    static long faults() { rusage u; getrusage(RUSAGE_SELF, &u); return u.ru_minflt; }
+    extern "C" void run(float* seen, long* counts, int n) {
+        float *a, *b;
+        long f0 = faults();
+        cudaMalloc(&a, n * sizeof(float));
+        fill<<<1, 256>>>(a, n);
+        long f1 = faults();
+        cudaFree(a);
+        cudaMalloc(&b, n * sizeof(float));
+        cudaMemcpy(seen, b, n * sizeof(float), cudaMemcpyDeviceToHost);  // before anything is written
+        fill<<<1, 256>>>(b, n);
+        long f2 = faults();
+        counts[0] = f1 - f0, counts[1] = f2 - f1, counts[2] = a != b;
+        cudaFree(b);
+    }
+"""
+_RUN_REUSE = """
+import ctypes, sys
+import numpy as np
+lib = ctypes.CDLL(sys.argv[1])
+lib.cuda_cpu_launch_error.restype = ctypes.c_char_p
+n = 16 << 20  # 64 MiB: 16384 pages of 4 KiB
+seen = np.full(n, 2.0, np.float32)  # its own pages are in before the count starts
+counts = np.zeros(3, np.int64)
+lib.run(seen.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), counts.ctypes.data_as(ctypes.POINTER(ctypes.c_long)), n)
+print(*counts, int(np.isnan(seen).all()), lib.cuda_cpu_launch_error().decode() or "-")
+"""
+
+
+@pytest.mark.parametrize("keep", ["512", "0"])
+def test_a_freed_buffer_s_pages_go_to_the_next_of_its_size_poisoned(tmp_path, keep):
+    """cudaFree keeps a buffer's pages and the next cudaMalloc of its size gets them (memory.cpp): no page faults
+    there, and it starts as NaN like every new buffer, never with the freed one's values. Its address is new: the
+    freed range stays in quarantine (the bad-access tests check that it faults, named). CUDA_CPU_KEEP_FREED=0
+    (GRADER_HEAP=lean) gives freed pages back at once: the next buffer faults its own in."""
+    path = tmp_path / "reuse.cu"
+    path.write_text(textwrap.dedent(_REUSE))
+    library = cuda_build.build(path)
+    done = subprocess.run([sys.executable, "-c", _RUN_REUSE, str(library)], capture_output=True, text=True,
+                          env={**os.environ, "CUDA_CPU_KEEP_FREED": keep}, check=True)
+    first, second, moved, all_nan, error = done.stdout.split()
+    first, second = int(first), int(second)
+    assert error == "-" and moved == "1" and all_nan == "1", done.stdout
+    assert first >= 16, first  # fresh pages fault in, at least one per 2 MiB huge page
+    if keep == "0":
+        assert second >= first // 2, (first, second)
+    else:
+        assert second <= first // 8, (first, second)
 
 
 def test_warp_shuffles_and_atomics(tmp_path):
