@@ -552,11 +552,11 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 """
 
 
-def _faults_of_a_new_array(ahead, mode):
-    """The page faults of writing a new 64 MiB array, in a process that first wrote `ahead` bytes of its heap ahead
-    (environment.write_heap_ahead) under GRADER_HEAP=mode."""
+def _faults_of_a_new_array(ahead):
+    """The page faults of writing a new 64 MiB array, in a process with the fast heap settings that first wrote
+    `ahead` bytes of its heap ahead (environment.write_heap_ahead)."""
     from grader.common import environment
-    env = dict(environment.heap_env(mode), PYTHONPATH=str(ROOT))
+    env = dict(environment.heap_env("fast"), PYTHONPATH=str(ROOT))
     done = subprocess.run([sys.executable, "-c", _FAULTS_OF_A_NEW_ARRAY, str(ahead)], cwd=ROOT, env=env,
                           capture_output=True, text=True, check=True)
     return int(done.stdout)
@@ -564,12 +564,10 @@ def _faults_of_a_new_array(ahead, mode):
 
 def test_a_heap_written_ahead_gives_the_next_arrays_pages_already_there():
     """The warm standby writes settings.WARM_HEAP MiB of its heap while it waits: a grading's arrays then fault in
-    no page. Only with the fast heap settings; under GRADER_HEAP=lean the memory would go straight back, so none is
-    written."""
-    fresh = _faults_of_a_new_array(0, "fast")
+    no page (with the fast heap settings, under which a freed array stays in the heap)."""
+    fresh = _faults_of_a_new_array(0)
     assert fresh >= 8, fresh  # 64 MiB of new pages: one fault per 2 MiB at the very least
-    assert _faults_of_a_new_array(128 << 20, "fast") <= fresh // 8
-    assert _faults_of_a_new_array(128 << 20, "lean") >= fresh // 2
+    assert _faults_of_a_new_array(128 << 20) <= fresh // 8
 
 
 def test_the_standby_heap_setting_is_mib(monkeypatch):
