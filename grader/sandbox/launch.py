@@ -93,13 +93,14 @@ def start(sandbox, copy=None, kernel=False, device="cpu"):
 _spares = []
 
 
-def prepare_spare():
+def prepare_spare(stop=lambda: False):
     """Start a Python worker now, for this process's next grading to adopt (the warm server's standby), with the
-    start of its arena already written (settings.WARM_ARENA): the standby spends that while it waits."""
+    start of its arena already written (settings.WARM_ARENA): the standby spends that while it waits, and stops
+    writing as soon as stop() is true (a grading has come)."""
     if not _spares:
         spare = start(isolation.Sandbox([]))
         if spare.arena is not None:
-            spare.arena.touch(warm_bytes())
+            spare.arena.touch(warm_bytes(), stop)
         _spares.append(spare)
 
 
