@@ -93,14 +93,13 @@ def start(sandbox, copy=None, kernel=False, device="cpu"):
 _spares = []
 
 
-def prepare_spare(stop=lambda: False):
+def prepare_spare():
     """Start a Python worker now, for this process's next grading to adopt (the warm server's standby), with the
-    start of its arena already written (settings.WARM_ARENA): the standby spends that while it waits, and stops
-    writing as soon as stop() is true (a grading has come)."""
+    start of its arena already written (settings.WARM_ARENA): the standby spends that while it waits."""
     if not _spares:
         spare = start(isolation.Sandbox([]))
         if spare.arena is not None:
-            spare.arena.touch(warm_bytes(), stop)
+            spare.arena.touch(warm_bytes())
         _spares.append(spare)
 
 

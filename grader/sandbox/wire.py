@@ -49,7 +49,6 @@ class WireError(Exception):
 
 ARENA_MIN = 1 << 20  # bytes: smaller arrays travel in the frame, where one copy costs less than the bookkeeping
 REQUESTS, REPLIES = 0, 1  # the arena's halves: the grader writes requests into the first, the worker replies
-TOUCH_STEP = 16 << 20  # bytes written ahead between two looks at whether a grading is waiting (a few ms)
 
 
 class Arena:
@@ -70,16 +69,13 @@ class Arena:
         os.ftruncate(fd, size)
         return cls(fd, size)
 
-    def touch(self, nbytes, stop=lambda: False):
+    def touch(self, nbytes):
         """Write the first nbytes of each half once, so that the kernel has given them pages: a later write there,
         the grader's or the worker's, costs a tenth of a first one (a fresh page is allocated and zeroed as it is
-        first written: ~0.6 ms per MB here). A step of TOUCH_STEP bytes at a time, until stop() says to stop."""
+        first written: ~0.6 ms per MB here)."""
         for half in (REQUESTS, REPLIES):
             start = half * self.half
-            for at in range(start, start + min(nbytes, self.half), TOUCH_STEP):
-                if stop():
-                    return
-                self._bytes[at:min(at + TOUCH_STEP, start + nbytes, start + self.half)] = 0
+            self._bytes[start:start + min(nbytes, self.half)] = 0
 
     def put(self, arrays, half):
         """Copy what fits of arrays into the half; the offset of each (None: it goes in the frame)."""

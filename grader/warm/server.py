@@ -142,13 +142,11 @@ def _standby(listener, channel):
     listener.close()
     from grader.common import environment, settings
     from grader.sandbox import launch
-    # memory is written ahead only while no grading waits: one that comes stops it within a step (wire.TOUCH_STEP)
-    came = lambda: bool(select.select([channel], [], [], 0)[0])  # noqa: E731  a request, or the server's goodbye
     try:
-        launch.prepare_spare(came)
+        launch.prepare_spare()
     except Exception:  # noqa: BLE001  without a spare, the grading starts its worker itself
         traceback.print_exc()
-    environment.write_heap_ahead(settings.mebibytes(settings.WARM_HEAP), came)  # while the spare's Python starts
+    environment.write_heap_ahead(settings.mebibytes(settings.WARM_HEAP))  # while the spare's Python starts
     try:
         data, fds, _, _ = socket.recv_fds(channel, MAX_REQUEST, 4)
     except OSError:
