@@ -60,8 +60,8 @@ def write_heap_ahead(nbytes):
     """Allocate nbytes from this process's heap, write them and free them, so that its next arrays land in pages
     the kernel has already given (the warm standby does this while it waits, settings.WARM_HEAP). With the fast
     heap settings (above) a freed array stays in the heap; a page's first write costs a fault and the kernel's
-    zeroing, measured on the 2-core machine at 0.1-2.4 ms per MB, varying run to run, where a rewrite costs 0.05.
-    Nothing where the settings are not in effect (GRADER_HEAP=lean, or a process started without them): there the
+    zeroing, measured on the 2-core machine at 0.1-2.7 ms per MB, varying run to run, where a rewrite costs under 0.1
+    (docs/benchmarks.md). Nothing where the settings are not in effect (GRADER_HEAP=lean, or a process started without them): there the
     memory would go straight back to the kernel."""
     if nbytes <= 0 or heap_mode() != "fast" or heap_settings_missing():
         return

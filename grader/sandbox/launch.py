@@ -99,13 +99,8 @@ def prepare_spare():
     if not _spares:
         spare = start(isolation.Sandbox([]))
         if spare.arena is not None:
-            spare.arena.touch(warm_bytes())
+            spare.arena.touch(settings.mebibytes(settings.WARM_ARENA))
         _spares.append(spare)
-
-
-def warm_bytes():
-    """settings.WARM_ARENA in bytes (0 where it is not a number of MiB)."""
-    return settings.mebibytes(settings.WARM_ARENA)
 
 
 def adopt_spare(path):

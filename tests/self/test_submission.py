@@ -531,14 +531,14 @@ def test_a_touched_arena_has_its_pages_ahead_in_both_halves_and_carries_arrays_a
 
 
 def test_the_standby_arena_setting_is_mib_and_anything_else_writes_none_ahead(monkeypatch):
-    from grader.sandbox import launch
+    from grader.common import settings
     monkeypatch.setenv("GRADER_WARM_ARENA", "64")
-    assert launch.warm_bytes() == 64 << 20
+    assert settings.mebibytes(settings.WARM_ARENA) == 64 << 20
     for value in ("0", "-5", "lots"):
         monkeypatch.setenv("GRADER_WARM_ARENA", value)
-        assert launch.warm_bytes() == 0
+        assert settings.mebibytes(settings.WARM_ARENA) == 0
     monkeypatch.delenv("GRADER_WARM_ARENA")
-    assert launch.warm_bytes() == 128 << 20  # the default
+    assert settings.mebibytes(settings.WARM_ARENA) == 128 << 20  # the default
 
 
 _FAULTS_OF_A_NEW_ARRAY = """

@@ -83,7 +83,7 @@ size_t kept_bytes = 0;
 // the system cannot (then the caller gives them back).
 bool keep_pages(char* body, size_t bytes) {
     if (kept_bytes + bytes > kept_budget()) return false;
-    // to a range of its own, named: some kernels refuse MREMAP_DONTUNMAP where they are to choose the address
+    // to a range reserved here: some kernels refuse MREMAP_DONTUNMAP where they are to choose the address
     void* to = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (to == MAP_FAILED) return false;
     if (mremap(body, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP, to) == MAP_FAILED) {
