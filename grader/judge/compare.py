@@ -7,6 +7,7 @@ from grader.common.i18n import _, ngettext
 from grader.judge import oracle
 from grader.judge.hints import Hint, mistakes_of
 from grader.judge.tolerances import MASK_ROWS
+from grader.sandbox import cores
 
 FIRST_SHOWN = 5
 
@@ -71,18 +72,23 @@ def wrong_elements(got, expected, bound, scale=1.0):
     bound = np.broadcast_to(np.asarray(bound), expected.shape)
     work = work_dtype(got, bound)
     wrong = np.empty(expected.shape, dtype=bool)
-    diff = np.empty(min(CHUNK, max(1, expected.size)), dtype=work)
-    with np.errstate(invalid="ignore", over="ignore"):
-        for _chunk, (g, e, b, w) in _flat_chunks(got, expected, bound, wrong):
-            d = diff[:g.size]
-            np.subtract(g, e, out=d, dtype=work)
-            np.abs(d, out=d)
-            if scale != 1.0:
-                np.divide(d, scale, out=d)
-            np.less_equal(d, b, out=w)
-            np.logical_not(w, out=w)
-            if w.any():  # usually not: the exact decision costs nothing then
-                _decide_again(w, d, g, e, b, scale)
+    flat = [a.reshape(-1) for a in (got, expected, bound, wrong)]
+
+    def part(lo, hi):  # on one core (cores.py), with a difference buffer of its own
+        diff = np.empty(min(CHUNK, max(1, hi - lo)), dtype=work)
+        with np.errstate(invalid="ignore", over="ignore"):
+            for _chunk, (g, e, b, w) in _flat_chunks(*(a[lo:hi] for a in flat)):
+                d = diff[:g.size]
+                np.subtract(g, e, out=d, dtype=work)
+                np.abs(d, out=d)
+                if scale != 1.0:
+                    np.divide(d, scale, out=d)
+                np.less_equal(d, b, out=w)
+                np.logical_not(w, out=w)
+                if w.any():  # usually not: the exact decision costs nothing then
+                    _decide_again(w, d, g, e, b, scale)
+
+    cores.run(part, wrong.size, got.nbytes + expected.nbytes + bound.nbytes, align=CHUNK)
     return wrong
 
 
@@ -111,16 +117,20 @@ def mask_is_exact(got, scores, limit):
     bits = f"u{got.itemsize}"
     gb, sb = g.view(bits), s.view(bits)
     diagonal = np.triu(np.ones((MASK_ROWS, MASK_ROWS), dtype=bool), k=1)
-    with np.errstate(invalid="ignore"):
-        for r0 in range(0, T, MASK_ROWS):
-            r1 = min(T, r0 + MASK_ROWS)
-            n = r1 - r0
-            if not (np.array_equal(gb[:, r0:r1, :r0], sb[:, r0:r1, :r0])
-                    and (g[:, r0:r1, r1:] <= limit).all()
-                    and np.where(diagonal[:n, :n], g[:, r0:r1, r0:r1] <= limit,
-                                 gb[:, r0:r1, r0:r1] == sb[:, r0:r1, r0:r1]).all()):
-                return False
-    return True
+
+    def part(lo, hi):  # the blocks of rows [lo, hi), on one core (cores.py)
+        with np.errstate(invalid="ignore"):
+            for r0 in range(lo, hi, MASK_ROWS):
+                r1 = min(hi, r0 + MASK_ROWS)
+                n = r1 - r0
+                if not (np.array_equal(gb[:, r0:r1, :r0], sb[:, r0:r1, :r0])
+                        and (g[:, r0:r1, r1:] <= limit).all()
+                        and np.where(diagonal[:n, :n], g[:, r0:r1, r0:r1] <= limit,
+                                     gb[:, r0:r1, r0:r1] == sb[:, r0:r1, r0:r1]).all()):
+                    return False
+        return True
+
+    return all(cores.run(part, T, got.nbytes + scores.nbytes, align=MASK_ROWS))
 
 
 def mask_wrong_elements(got, scores, limit):

@@ -12,7 +12,8 @@ Algorithms, 2nd ed., section 3.1).
 - softmax p_j = exp(x_j - m) / sum: the subtraction errs by u |x_j - m|, which exp turns
   into a relative error of |x_j - m| u; exp itself errs by at most EXP_ULPS ulps; the sum
   of n positive terms by gamma(n); the division by u. Relative bound:
-  (|x_j| + |m| + EXP_ULPS + n + 1) u, plus TINY absolute for results that underflow.
+  (|x_j| + |m| + EXP_ULPS + n + 1) u, plus TINY absolute for results that underflow; where x_j is -inf,
+  none: a masked position must come out exactly 0.
 - The causal mask is exact: kept entries must equal the input bit for bit.
 - Chained attention: a score error e_ij changes a weight by at most a factor exp(2 max_j e_ij),
   then A V adds gamma(T); bound (2 max_j e_ij + softmax bound + gamma(T)) (|A| |V|).
@@ -78,6 +79,7 @@ def softmax_bound(scores, expected, dtype):
     bound *= expected  # then |.|: no full-size |expected| temporary
     np.abs(bound, out=bound)
     bound += tiny(dtype)
+    np.copyto(bound, 0.0, where=scores == -np.inf)  # exactly 0 there: the one comparison checks it too
     return bound
 
 

@@ -26,6 +26,11 @@ import time
 
 import numpy as np
 
+try:
+    from grader.sandbox import cores  # the grader
+except ImportError:  # the worker: this folder is on its path, the grader package is not
+    import cores
+
 # dtypes an array may have on the wire; anything else (object, void, structured) is refused.
 WIRE_DTYPES = {
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -84,7 +89,7 @@ class Arena:
             if a.nbytes < ARENA_MIN or at + a.nbytes > end:
                 offsets.append(None)
                 continue
-            np.copyto(self._bytes[at:at + a.nbytes].view(a.dtype).reshape(a.shape), a)
+            cores.copy(self._bytes[at:at + a.nbytes].view(a.dtype).reshape(a.shape), a)
             offsets.append(at)
             at += -(-a.nbytes // mmap.PAGESIZE) * mmap.PAGESIZE
         return offsets
@@ -93,7 +98,7 @@ class Arena:
         """A copy of nbytes at offset `at`, which must lie in the half (the grader's side: what it checks)."""
         self._check(at, nbytes, half)
         out = _buffer(nbytes)
-        np.copyto(out, self._bytes[at:at + nbytes])
+        cores.copy(out, self._bytes[at:at + nbytes])
         return out
 
     def private(self, at, nbytes, half):

@@ -36,7 +36,7 @@ def test_reference_in_its_own_dtype_is_inside_every_bound_with_room(dtype):
             bound = tol.softmax_bound(big, expected, dtype)
         err = np.abs(got.astype(np.float64) - expected)
         finite = np.isfinite(expected)
-        assert np.max(err[finite] / bound[finite]) < 0.5  # a correct answer uses under half its allowance
+        assert np.all(err[finite] <= 0.5 * bound[finite])  # a correct answer uses at most half its allowance
 
 
 def test_a_small_real_error_fails():
@@ -179,3 +179,15 @@ def test_the_mask_hint_names_the_first_leak_in_the_array_s_order_and_counts_them
     assert any("3 entries with j > i are not masked (first: row 250, column 251)" in t for t in texts), texts
     assert any("hides the present" in t for t in texts) and any("below the diagonal were changed" in t for t in texts)
     assert len(hints.apply_causal_mask(np.where(oracle.future_mask(T), np.float32(-np.inf), scores), scores)) == 0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_softmax_must_give_exactly_0_where_the_score_is_minus_inf(dtype):
+    """The causal mask's promise: the bound is 0 there, so the one comparison also refuses the smallest nonzero."""
+    scores = inputs.masked_scores(inputs.rng_for("tol3", 7), CASE, dtype)
+    expected = oracle.row_softmax(scores)
+    bound = tol.softmax_bound(scores, expected, dtype)
+    got = expected.astype(dtype)
+    assert not wrong_elements(got, expected, bound).any()
+    got[0, 0, 1] = np.finfo(dtype).smallest_subnormal  # above the diagonal: masked
+    assert np.flatnonzero(wrong_elements(got, expected, bound)).tolist() == [1]
