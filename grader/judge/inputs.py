@@ -103,7 +103,7 @@ def _weights(rng, case, dtype):
     return a.astype(dtype, copy=False)
 
 
-CACHED_FROM = 1 << 20  # elements: smaller inputs are made faster than they are read back
+CACHED_FROM = 1 << 19  # elements: smaller inputs are made faster than they are read back (T=1023: 7 ms to make, 0.2 to map)
 
 
 def _cached(kind, rng, case, dtype, magnitude, make):

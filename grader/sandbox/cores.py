@@ -19,13 +19,21 @@ import numpy as np
 MIN_PART_BYTES = 4 << 20  # a part smaller than this costs more to hand to a thread than it saves
 MAX_PARTS = 4  # two cores' memory bandwidth is spent by two; a bigger machine's by a few more
 
-_pool = {"pid": None, "executor": None}
+_pool = {"pid": None, "executor": None, "parts": None}
 _lock = threading.Lock()
 
 
+def allow(parts):
+    """Set how many threads a pass may use (a worker: its grading's count, launch.py --copy-parts; its own
+    OMP_NUM_THREADS is 1, for the student's BLAS); None: as the environment says again."""
+    _pool["parts"] = None if parts is None else max(1, min(int(parts), MAX_PARTS))
+
+
 def parts_allowed():
-    """How many threads a pass may use: this grading's share of the cores (OMP_NUM_THREADS where a batch or the
-    worker's environment sets it), at most MAX_PARTS."""
+    """How many threads a pass may use: this grading's share of the cores (OMP_NUM_THREADS where a batch sets
+    it), at most MAX_PARTS; what allow() set, where it was called."""
+    if _pool["parts"] is not None:
+        return _pool["parts"]
     share = os.environ.get("OMP_NUM_THREADS", "")
     if share.isdigit() and int(share) >= 1:
         n = int(share)
@@ -60,7 +68,12 @@ def run(fn, size, nbytes, align=1):
     ranges = split(size, nbytes, align)
     if len(ranges) == 1:
         return [fn(*ranges[0])]
-    others = [_executor().submit(fn, lo, hi) for lo, hi in ranges[1:]]
+    others = []
+    try:
+        for lo, hi in ranges[1:]:
+            others.append(_executor().submit(fn, lo, hi))
+    except RuntimeError:  # no thread could start (a worker at its process limit): the rest on this thread
+        others += [_Done(fn, lo, hi) for lo, hi in ranges[1 + len(others):]]
     try:
         first = fn(*ranges[0])
     finally:
@@ -69,6 +82,23 @@ def run(fn, size, nbytes, align=1):
         if isinstance(value, BaseException):
             raise value
     return [first, *rest]
+
+
+class _Done:
+    """A part run on this thread, read as a future is."""
+
+    def __init__(self, fn, lo, hi):
+        self._value, self._error = None, None
+        try:
+            self._value = fn(lo, hi)
+        except Exception as exc:  # noqa: BLE001  raised by run() as a thread's would be
+            self._error = exc
+
+    def exception(self):
+        return self._error
+
+    def result(self):
+        return self._value
 
 
 def copy(target, source):

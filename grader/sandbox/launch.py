@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from grader.common import environment, settings
-from grader.sandbox import isolation, wire
+from grader.sandbox import cores, isolation, wire
 
 WORKER = Path(__file__).with_name("worker.py")
 SOURCE_ON_STDIN = "--source-on-stdin"
@@ -78,7 +78,7 @@ def start(sandbox, copy=None, kernel=False, device="cpu"):
             argv.append("--gpu")
     arena = _arena()
     if arena is not None:
-        argv += ["--arena", str(arena.fd)]
+        argv += ["--arena", str(arena.fd), "--copy-parts", str(cores.parts_allowed())]  # its answers' copies
     proc = sandbox.start(WORKER, argv, environment.worker_env(), stdin=subprocess.PIPE, stdout=capture,
                          stderr=capture, pass_fds=fds + ([arena.fd] if arena is not None else []))
     for fd in fds:

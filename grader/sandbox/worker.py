@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fence  # noqa: E402  (needs the path above; -I leaves the script's folder off sys.path)
 import units  # noqa: E402
 import wire  # noqa: E402
+import cores  # noqa: E402
 
 sys.path.pop(0)
 
@@ -240,7 +241,7 @@ def receive_source(arena):
     return os.path.abspath(name)
 
 
-OPTIONS = ("--memory", "--cpu", "--uid", "--processes", "--files", "--arena")
+OPTIONS = ("--memory", "--cpu", "--uid", "--processes", "--files", "--arena", "--copy-parts")
 
 
 def parse_args(argv):
@@ -262,6 +263,7 @@ def main():
     kernel = positional[1] == "--kernel"
     fence.fence_in(options)
     arena = wire.Arena(int(options["--arena"])) if "--arena" in options else None  # large arrays: launch.py
+    cores.allow(options.get("--copy-parts", 1))  # the threads copying its answers into the arena (cores.py)
     if positional[1] == "--source-on-stdin":  # started ahead of its grading (launch.py): the file comes first
         filename = receive_source(arena)
     else:

@@ -81,3 +81,25 @@ def test_the_arena_s_split_copies_move_every_byte(threads):
                               strided)
     finally:
         arena.close()
+
+
+def test_a_worker_copies_with_its_grading_s_threads_whatever_its_own_environment_says(monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # a worker's, for the student's BLAS (environment.worker_env)
+    cores.allow("2")  # worker.py, from launch.py's --copy-parts
+    try:
+        assert cores.parts_allowed() == 2 and len(cores.split(8 * CHUNK, 1 << 30, align=CHUNK)) == 2
+    finally:
+        cores.allow(None)
+    assert cores.parts_allowed() == 1
+
+
+def test_parts_run_here_when_no_thread_can_start(monkeypatch):
+    """A worker at its process limit (the student's threads took them all) still copies its answers."""
+    class NoThreads:
+        def submit(self, *args):
+            raise RuntimeError("can't start new thread")
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    monkeypatch.setattr(cores, "_executor", NoThreads)
+    assert cores.run(lambda lo, hi: (lo, hi), 9 * CHUNK, 1 << 30, align=CHUNK) == [
+        (0, 3 * CHUNK), (3 * CHUNK, 6 * CHUNK), (6 * CHUNK, 9 * CHUNK)]
