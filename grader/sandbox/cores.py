@@ -4,7 +4,8 @@ numpy runs each call on one core, and the passes a grading makes over an answer 
 the arena, its comparison with the expected answer) read 48-200 MB at memory speed. numpy lets go of the GIL
 inside its loops, so threads, each on a part of its own, make such a pass about 1.45x faster on two cores
 (docs/benchmarks.md, "Passes on every core"). A class graded N at a time gives each grading its share of the
-cores through OMP_NUM_THREADS (grader/common/environment.py: thread_env), and a worker gets one (worker_env).
+cores through OMP_NUM_THREADS (grader/common/environment.py: thread_env); a worker, whose own OMP_NUM_THREADS
+is 1, copies its answers with its grading's count (launch.py: --copy-parts).
 
 The worker imports this module too (it writes its answers into the arena through wire.py), so it uses only the
 standard library and numpy.
