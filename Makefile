@@ -15,7 +15,7 @@ EX ?=
 LANG_ARG = $(if $(filter command line,$(origin LANG)),--lang $(LANG))
 COURSE_LANG ?=
 
-.PHONY: report test-browser browser-deps dask-scheduler dask-worker cuda-samples gpu-check gpu-check-carry grade test test-corpus test-class exercises controls bench venv system-deps clean help release autograde gradescope doctor needs messages
+.PHONY: report test-browser browser-deps dask-scheduler dask-worker cuda-samples gpu-check gpu-check-carry grade test test-corpus test-class test-deploy exercises controls bench venv system-deps clean help release autograde gradescope doctor needs messages
 
 help:
 	@echo "make grade [SUBMISSION=DIR] [SUITE=public|hidden|all]  grade a submission (default: exercises/)"
@@ -24,6 +24,7 @@ help:
 	@echo "make test                                               the grader's self-tests"
 	@echo "make doctor                                             check this machine for what grading needs"
 	@echo "make test-corpus / make test-class                      the adversarial corpus / an nbgrader class (CI runs both)"
+	@echo "make test-deploy                                        the Gradescope image in its memory, a Dask cluster (CI runs it)"
 	@echo "make exercises                                          regenerate exercises/ from solutions/"
 	@echo "make controls                                           grade the known-wrong submissions"
 	@echo "make bench [ARGS='--only speed']                        time grading of the reference (or one part)"
@@ -79,6 +80,12 @@ test-corpus: $(STAMP) system-deps
 
 test-class: $(STAMP) system-deps browser-deps
 	$(TEST_ENV) GRADER_CLASS_TEST=1 $(PY) -m pytest tests/self/test_class_nbgrader.py -p no:cacheprovider $(ARGS)
+
+# the deployments end to end (a minute or more): the Gradescope image from setup.sh's prebuild on, in its stated
+# memory (tests/self/test_gradescope_image.py), and a class graded on a Dask cluster (tests/self/test_dask.py)
+test-deploy: $(STAMP) system-deps
+	$(TEST_ENV) GRADER_DEPLOY_TEST=1 $(PY) -m pytest tests/self/test_gradescope_image.py tests/self/test_dask.py \
+	  -n 2 --dist loadfile -p no:cacheprovider $(ARGS)
 
 exercises: $(STAMP)
 	$(PY) -m grader exercises

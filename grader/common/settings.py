@@ -70,10 +70,12 @@ CORPUS_TEST = Setting("GRADER_CORPUS_TEST", "", MAINTAINER, "1: run the adversar
                       "test-corpus`)")
 CLASS_TEST = Setting("GRADER_CLASS_TEST", "", MAINTAINER, "1: run the nbgrader class end to end (`make test-class`)")
 BROWSER_TEST = Setting("GRADER_BROWSER_TEST", "", MAINTAINER, "1: run the browser tests (`make test-browser`)")
+DEPLOY_TEST = Setting("GRADER_DEPLOY_TEST", "", MAINTAINER, "1: run the deployments end to end: the Gradescope "
+                      "image in its memory, a Dask cluster (`make test-deploy`)")
 
 SETTINGS = (LANG, GPU, PROFILE, WARM, WARM_ARENA, WARM_HEAP, KERNEL_DEVICE, CACHE_DIR, HEAP, HIDDEN_SEED, EXCHANGE, NVCC, CUDA_THREADS,
             ISOLATION, BWRAP,
-            EXPECTED_CACHE, CORPUS_TEST, CLASS_TEST, BROWSER_TEST, ISOLATION_POLICY, REPO, VERDICTS, WARM_GRADING,
+            EXPECTED_CACHE, CORPUS_TEST, CLASS_TEST, BROWSER_TEST, DEPLOY_TEST, ISOLATION_POLICY, REPO, VERDICTS, WARM_GRADING,
             WORKER_TOKEN)
 BY_NAME = {s.name: s for s in SETTINGS}
 

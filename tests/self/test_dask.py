@@ -1,7 +1,8 @@
 """`python -m grader batch --scheduler`: a class graded on a real Dask LocalCluster of 2 worker processes (one
 grading each), one worker killed while it grades; every student must still get the points its control states
 (the points local grading gives: tests/self/test_controls.py, test_adversarial.py), and a rerun skips them all.
-(`autograde --scheduler` sends its test cells' gradings through the same Cluster: docs/dask.md.)"""
+(`autograde --scheduler` sends its test cells' gradings through the same Cluster: docs/dask.md.) A cluster started
+and a class graded twice on it: it runs with `make test-deploy` (GRADER_DEPLOY_TEST=1), which CI runs."""
 
 import json
 import os
@@ -20,6 +21,9 @@ from grader.common.layout import EXERCISES, SUBMISSION_FILE
 from grader.course import dask_tasks
 from grader.dev import controls
 from helpers import ROOT
+
+pytestmark = pytest.mark.skipif(not os.environ.get("GRADER_DEPLOY_TEST"),
+                                reason="the deployments end to end: make test-deploy (GRADER_DEPLOY_TEST=1)")
 
 # a known-wrong submission (its exercises' points, full marks in the others) and the corpus's submission that sleeps
 # 60 s at import (0 for every Python exercise, the kernel in full): its worker is killed while its grading waits in
