@@ -58,7 +58,7 @@ def kernel_diagnostics(runtime_report):
 
 
 def source_line(library, offset):
-    """file:line of an instruction in a built kernel library (built with -g), via binutils' addr2line."""
+    """file:line of an instruction in a built kernel library (built with -g1: line tables), via binutils' addr2line."""
     if not re.fullmatch(r"0x[0-9a-f]+", offset) or offset == "0x0" or shutil.which("addr2line") is None:
         return ""
     try:
