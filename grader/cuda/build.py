@@ -23,10 +23,8 @@ RUNTIME_INCLUDE = RUNTIME / "include"  # what a CUDA file sees: headers that mir
 RUNTIME_SRC = RUNTIME / "src"  # the runtime's sources and private headers
 BUILD_FILE = RUNTIME / "runtime.ninja"  # their build, and the one list of them
 CACHE = CACHE_ROOT / "kernels"  # built kernels, keyed by content
-# -g1: a fault's address becomes microgpt_cuda.cu:LINE (addr2line -i reads line tables and inlined calls, which -g1
-# keeps; -g's local variables made a kernel's build 20% longer: 1.95 s against 1.6). Stack-clash protection probes
-# every page of a large stack frame, so a thread that outgrows its stack always hits the guard page instead of
-# another's stack.
+# -g1: a fault's address becomes microgpt_cuda.cu:LINE (addr2line -i: line tables, inlined calls; -g builds 20%
+# longer); stack-clash protection probes every page of a large frame: a thread outgrowing its stack hits its guard.
 # -fno-semantic-interposition: with -fPIC alone g++ inlines no function a library exports (a kernel, its device
 # functions); LINK_LOCAL binds their calls locally anyway. Thread-locals keep GCC's default TLS dialect:
 # with -mtls-dialect=gnu2, glibc 2.36's _dl_tlsdesc_dynamic clobbers live vector registers once a library's
