@@ -175,38 +175,22 @@ def test_prebuild_compiles_the_objects_every_kernel_build_links():
     assert proc.returncode == 0, proc.stdout + proc.stderr
     objects = build.runtime_objects()
     assert f"the CPU runtime is built in {objects[0].parent}" in proc.stdout and all(o.is_file() for o in objects)
-    assert "expected answer" not in proc.stdout  # the answers' half: the Gradescope memory test runs it in the zip
+    assert "expected answer" not in proc.stdout  # the answers' half: test_gradescope_image.py runs it in the zip
 
 
-def _as_setup_leaves_it(source, preexec_fn=None):
-    """What setup.sh's `grader prebuild` leaves in the image, under the zip's own cache: the CPU runtime's objects,
-    copied from this checkout's (compiling them again takes ~20 s: their folder is named by their sources, flags
-    and compiler, not by where it is, so the grader in the zip finds them as if it had built them); then the zip's
-    own `prebuild` run for real, in preexec_fn's cgroup, computing every expected answer from a cold cache.
-    Returns {file: mtime} of both, to show that grading used them as they were."""
-    from grader.cuda import build
-    built = build.runtime_objects()[0].parent
-    copy = shutil.copytree(built, source / "build" / "kernels" / built.name)
-    proc = subprocess.run([sys.executable, "-m", "grader", "prebuild"], cwd=source, capture_output=True, text=True,
-                          timeout=900, preexec_fn=preexec_fn, env=dict(os.environ, GRADER_HEAP="lean"))  # setup.sh's
-    assert proc.returncode == 0 and "every expected answer of both suites" in proc.stdout, proc.stdout + proc.stderr
-    answers = [p for p in (source / "build" / "expected").rglob("*") if p.is_file() and p.suffix != ".lock"]
-    assert len(answers) > 100, answers  # both suites' answers and bounds, the seeded inputs
-    return {p: p.stat().st_mtime_ns for p in (*copy.glob("*.o"), *answers)}
-
-
-def _run_autograder(tmp_path, upload, preexec_fn=None, prebuilt=None, env=()):
-    """Gradescope's run_autograder from the zip, in an /autograder layout, on the uploaded files {name: text}
-    (preexec_fn: run in the child before it starts, e.g. joining a memory cgroup; prebuilt: a dict that gets
-    the runtime's objects setup.sh would have built, with their mtimes; env: more environment)."""
+def _image(tmp_path):
+    """Gradescope's zip, built and unpacked in an /autograder layout (tmp_path/autograder/source); its root."""
     proc = run_grader("gradescope", "--out", tmp_path / "zip")
     assert proc.returncode == 0, proc.stderr
     root = tmp_path / "autograder"
     with zipfile.ZipFile(tmp_path / "zip" / "autograder.zip") as z:
         z.extractall(root / "source")
-    if prebuilt is not None:
-        prebuilt.update(_as_setup_leaves_it(root / "source", preexec_fn))
-    return _grade_upload(root, upload, preexec_fn, env)
+    return root
+
+
+def _run_autograder(tmp_path, upload, env=()):
+    """Gradescope's run_autograder from the zip on the uploaded files {name: text} (env: more environment)."""
+    return _grade_upload(_image(tmp_path), upload, env=env)
 
 
 def _grade_upload(root, upload, preexec_fn=None, env=()):

@@ -4,15 +4,35 @@ grading of the reference and of a wrong upload, each in a fresh container made f
 runs; `make test` keeps the autograder's other tests (test_batch.py)."""
 
 import os
+import shutil
+import subprocess
+import sys
 
 import pytest
 
 from grader.dev import footprint
 from helpers import ROOT
-from test_batch import _grade_upload, _run_autograder
+from test_batch import _grade_upload, _image
 
 pytestmark = pytest.mark.skipif(not os.environ.get("GRADER_DEPLOY_TEST"),
                                 reason="the deployments end to end: make test-deploy (GRADER_DEPLOY_TEST=1)")
+
+
+def _as_setup_leaves_it(source, preexec_fn=None):
+    """What setup.sh's `grader prebuild` leaves in the image, under the zip's own cache: the CPU runtime's objects,
+    copied from this checkout's (compiling them again takes ~20 s: their folder is named by their sources, flags
+    and compiler, not by where it is, so the grader in the zip finds them as if it had built them); then the zip's
+    own `prebuild` run for real, in preexec_fn's cgroup, computing every expected answer from a cold cache.
+    Returns {file: mtime} of both, to show that grading used them as they were."""
+    from grader.cuda import build
+    built = build.runtime_objects()[0].parent
+    copy = shutil.copytree(built, source / "build" / "kernels" / built.name)
+    proc = subprocess.run([sys.executable, "-m", "grader", "prebuild"], cwd=source, capture_output=True, text=True,
+                          timeout=900, preexec_fn=preexec_fn, env=dict(os.environ, GRADER_HEAP="lean"))  # setup.sh's
+    assert proc.returncode == 0 and "every expected answer of both suites" in proc.stdout, proc.stdout + proc.stderr
+    answers = [p for p in (source / "build" / "expected").rglob("*") if p.is_file() and p.suffix != ".lock"]
+    assert len(answers) > 100, answers  # both suites' answers and bounds, the seeded inputs
+    return {p: p.stat().st_mtime_ns for p in (*copy.glob("*.o"), *answers)}
 
 
 @pytest.mark.skipif(not footprint.MemoryLimit.available(), reason="needs a writable memory cgroup (root on Linux)")
@@ -29,10 +49,11 @@ def test_gradescope_grades_the_reference_in_full_within_the_stated_memory(open_t
     wrong_sum, wrong_kernel = known["weighted_sum_transposed"], known["kernel_no_scale"]
     wrong_upload = {"attention.py": controls.files(wrong_sum)["attention.py"],
                     "microgpt_cuda.cu": controls.files(wrong_kernel)["microgpt_cuda.cu"]}
-    prebuilt = {}
+    root = _image(open_tmp)
     with footprint.MemoryLimit(footprint.TARGET_MEMORY) as limit:
-        results = _run_autograder(open_tmp, upload, preexec_fn=limit.enter_child, prebuilt=prebuilt)
-        wrong = _grade_upload(open_tmp / "autograder", wrong_upload, preexec_fn=limit.enter_child)
+        prebuilt = _as_setup_leaves_it(root / "source", preexec_fn=limit.enter_child)
+        results = _grade_upload(root, upload, preexec_fn=limit.enter_child)
+        wrong = _grade_upload(root, wrong_upload, preexec_fn=limit.enter_child)
         killed, peak = limit.out_of_memory_kills(), limit.peak()
     assert killed == 0, f"the out-of-memory killer ran {killed} time(s) under {footprint.TARGET_MEMORY / 1e9} GB"
     assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 0, results.get("output")
