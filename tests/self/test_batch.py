@@ -8,14 +8,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import zipfile
 
 import pytest
 
 from grader.common.layout import CACHE_ROOT
 from grader.course.make_exercises import render
-from helpers import ROOT, run_grader
+from helpers import ROOT, grade_upload, gradescope_image, run_grader
 
 STUB = render(ROOT / "solutions" / "attention.py")
 # compute_dk correct; at import it prints a fake score and forges results files next to itself, in its working
@@ -71,7 +70,7 @@ def test_batch_resumes(batch):
 
 
 def test_gradescope_run_autograder_in_an_autograder_layout(open_tmp):
-    root = _image(open_tmp)
+    root = gradescope_image(open_tmp)
     with zipfile.ZipFile(open_tmp / "zip" / "autograder.zip") as z:
         assert {"setup.sh", "run_autograder"} <= set(z.namelist())
     (root / "submission" / "nested").mkdir(parents=True)
@@ -175,35 +174,9 @@ def test_prebuild_compiles_the_objects_every_kernel_build_links():
     assert "expected answer" not in proc.stdout  # the answers' half: test_gradescope_image.py runs it in the zip
 
 
-def _image(tmp_path):
-    """Gradescope's zip, built and unpacked in an /autograder layout (tmp_path/autograder/source); its root."""
-    proc = run_grader("gradescope", "--out", tmp_path / "zip")
-    assert proc.returncode == 0, proc.stderr
-    root = tmp_path / "autograder"
-    with zipfile.ZipFile(tmp_path / "zip" / "autograder.zip") as z:
-        z.extractall(root / "source")
-    return root
-
-
 def _run_autograder(tmp_path, upload, env=()):
     """Gradescope's run_autograder from the zip on the uploaded files {name: text} (env: more environment)."""
-    return _grade_upload(_image(tmp_path), upload, env=env)
-
-
-def _grade_upload(root, upload, preexec_fn=None, env=()):
-    """run_autograder once more in the image root holds, on another upload: a submission's grading, as in a fresh
-    container from the image (setup.sh's files as they were; run_autograder writes results/ only)."""
-    shutil.rmtree(root / "submission", ignore_errors=True)
-    shutil.rmtree(root / "results", ignore_errors=True)
-    (root / "submission").mkdir(parents=True)
-    for name, text in upload.items():
-        (root / "submission" / name).write_text(text)
-    run = root / "source" / "run_autograder"
-    run.chmod(0o755)
-    env = dict(os.environ, AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=sys.executable, **dict(env))
-    done = subprocess.run([str(run)], env=env, capture_output=True, text=True, timeout=900, preexec_fn=preexec_fn)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return json.loads((root / "results" / "results.json").read_text())
+    return grade_upload(gradescope_image(tmp_path), upload, env=env)
 
 
 def test_gradescope_grades_a_notebook_uploaded_by_mistake_from_its_answer_cells(open_tmp):

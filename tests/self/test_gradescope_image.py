@@ -11,8 +11,7 @@ import sys
 import pytest
 
 from grader.dev import footprint
-from helpers import ROOT
-from test_batch import _grade_upload, _image
+from helpers import ROOT, grade_upload, gradescope_image
 
 pytestmark = pytest.mark.skipif(not os.environ.get("GRADER_DEPLOY_TEST"),
                                 reason="the deployments end to end: make test-deploy (GRADER_DEPLOY_TEST=1)")
@@ -49,18 +48,18 @@ def test_gradescope_grades_the_reference_in_full_within_the_stated_memory(open_t
     wrong_sum, wrong_kernel = known["weighted_sum_transposed"], known["kernel_no_scale"]
     wrong_upload = {"attention.py": controls.files(wrong_sum)["attention.py"],
                     "microgpt_cuda.cu": controls.files(wrong_kernel)["microgpt_cuda.cu"]}
-    root = _image(open_tmp)
+    root = gradescope_image(open_tmp)
     with footprint.MemoryLimit(footprint.TARGET_MEMORY) as limit:
         prebuilt = _as_setup_leaves_it(root / "source", preexec_fn=limit.enter_child)
-        results = _grade_upload(root, upload, preexec_fn=limit.enter_child)
-        wrong = _grade_upload(root, wrong_upload, preexec_fn=limit.enter_child)
+        results = grade_upload(root, upload, preexec_fn=limit.enter_child)
+        wrong = grade_upload(root, wrong_upload, preexec_fn=limit.enter_child)
         killed, peak = limit.out_of_memory_kills(), limit.peak()
     assert killed == 0, f"the out-of-memory killer ran {killed} time(s) under {footprint.TARGET_MEMORY / 1e9} GB"
     assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 0, results.get("output")
     assert results["extra_data"]["isolation"].startswith("full")
     assert peak <= footprint.TARGET_MEMORY
     assert prebuilt and all(p.stat().st_mtime_ns == t for p, t in prebuilt.items())  # used as setup.sh left them
-    computed = [p for p in (open_tmp / "autograder" / "source" / "build" / "expected").rglob("*")
+    computed = [p for p in (root / "source" / "build" / "expected").rglob("*")
                 if p.is_file() and p.suffix != ".lock" and p not in prebuilt]
     assert computed == [], computed  # neither grading computed anything that setup.sh had not
     totals = verdict.per_exercise(wrong)  # the two controls' points, full marks elsewhere
