@@ -44,6 +44,7 @@ def copy_student_grader(dest, lang=None):
     # every other file here: a venv already installed from it is not reinstalled because the copy is newer
     shutil.copy2(ROOT / "requirements" / "grading.txt", dest / "requirements.txt")
     shutil.copy2(ROOT / "requirements" / "torch-cpu.txt", dest / "torch-cpu.txt")
+    shutil.copy2(ROOT / "requirements" / "uv.txt", dest / "uv.txt")
     i18n.write_course_language(dest / "grader", lang)
 
 

@@ -1,6 +1,7 @@
 """Every install step gets torch's CPU wheel: the Makefile's, the student repository's (which the Classroom
 workflow runs) and Gradescope's setup.sh (test_batch.py) each install torch first, alone, from the CPU-only index
-of requirements/torch-cpu.txt; and the venv the tests run in, made by the Makefile, holds no CUDA library."""
+of requirements/torch-cpu.txt; and the venv the tests run in, made by the Makefile, holds no CUDA library. The two
+Makefiles then install the rest with uv, or with pip where uv cannot."""
 
 import importlib.metadata
 import re
@@ -30,25 +31,36 @@ def test_the_venv_has_the_cpu_torch_and_no_cuda_library():
     assert not [r for r in importlib.metadata.requires("torch") or () if CUDA_LIBRARIES.match(r)]
 
 
-def _install_commands(folder, tmp_path):
-    """The commands `make venv` runs in folder, recorded by a stand-in venv Python that logs its arguments."""
+def _install_commands(folder, tmp_path, uv_installs):
+    """The commands `make venv` runs in folder, recorded by a stand-in venv Python and a stand-in uv that log their
+    arguments (python: ..., uv: ...); the uv fails when uv_installs is false, as where it cannot reach an index."""
     venv, log = tmp_path / "venv", tmp_path / "log"
     (venv / "bin").mkdir(parents=True)
-    fake = venv / "bin" / "python"
-    fake.write_text(f'#!/bin/sh\necho "$*" >> {log}\n')
-    fake.chmod(0o755)
+    for name, code in (("python", 0), ("uv", 0 if uv_installs else 1)):
+        fake = venv / "bin" / name
+        fake.write_text(f'#!/bin/sh\necho "{name}: $*" >> {log}\nexit {code}\n')
+        fake.chmod(0o755)
     done = subprocess.run(["make", "-s", "venv", f"VENV={venv}"], cwd=folder, capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
-    return [line for line in log.read_text().splitlines() if line.startswith("-m pip install")]
+    return [line for line in log.read_text().splitlines() if " install " in f"{line} "]
 
 
+@pytest.mark.parametrize("uv_installs", [True, False], ids=["uv", "uv cannot"])
 @pytest.mark.parametrize("where", ["checkout", "student repository"])
-def test_make_venv_installs_torch_alone_from_the_cpu_index_before_the_rest(where, tmp_path):
+def test_make_venv_installs_torch_alone_from_the_cpu_index_before_the_rest(where, uv_installs, tmp_path):
     folder = ROOT
     if where == "student repository":
         folder = student_repo.build_student_repo(tmp_path / "student")
-    torch, rest = _install_commands(folder, tmp_path)
+    commands = _install_commands(folder, tmp_path, uv_installs)
     index = "requirements/torch-cpu.txt" if folder == ROOT else "torch-cpu.txt"
+    uv_pin = "requirements/uv.txt" if folder == ROOT else "uv.txt"
+    torch, uv, *rest = commands
+    assert torch.startswith("python: -m pip install"), commands
     assert torch.endswith(f"--no-deps --retries 2 -r {index} torch=={PIN}"), torch
-    assert rest.endswith("-r requirements.txt") and "--index-url" not in rest
+    assert uv.startswith("python: -m pip install") and uv.endswith(f"-r {uv_pin}"), uv
+    # the rest: by uv into the venv's Python, or by pip after uv failed; never from torch's CPU-only index
+    expected = ["uv: pip install"] + ([] if uv_installs else ["python: -m pip install"])
+    assert [r[:len(e)] for r, e in zip(rest, expected)] == expected and len(rest) == len(expected), commands
+    assert all(r.endswith("-r requirements.txt") and "--index-url" not in r for r in rest), rest
+    assert f"--python {tmp_path / 'venv' / 'bin' / 'python'}" in rest[0], rest[0]
