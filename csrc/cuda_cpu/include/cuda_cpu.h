@@ -18,8 +18,8 @@
 //     barrier shows up as results that change with the order.
 #pragma once
 
-#include <algorithm>
-#include <atomic>
+// Not <algorithm>, <atomic>, <functional> or <chrono>, which CUDA's cuda_runtime.h does not bring either: each
+// kernel compile would instantiate their templates anew (cuda_cpu/detail/function_ref.h says why).
 #include <cmath>
 #include <cstddef>
 #include <cfloat>
@@ -27,7 +27,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -78,9 +77,9 @@ inline int cuda_cpu_all_sync(unsigned mask, int pred, int line) {
 }
 #define __activemask() cuda_cpu::active_lanes()
 // Memory fences: blocks run on several cores at once, so these are real fences.
-inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
-inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
-inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 #define __syncwarp(...) cuda_cpu::syncwarp(cuda_cpu_mask_or_all(__VA_ARGS__), __LINE__)
 inline unsigned cuda_cpu_mask_or_all(unsigned mask = 0xffffffffu) { return mask; }
 
@@ -185,7 +184,7 @@ inline float __logf(float x) { return std::log(x); }
 inline float __fdividef(float a, float b) { return a / b; }
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline float __frsqrt_rn(float x) { return 1.0f / std::sqrt(x); }
-inline float __saturatef(float x) { return std::min(1.0f, std::max(0.0f, x)); }
+inline float __saturatef(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }  // NaN and -0: +0
 inline int __float_as_int(float x) { int i; std::memcpy(&i, &x, 4); return i; }
 inline float __int_as_float(int i) { float x; std::memcpy(&x, &i, 4); return x; }
 inline unsigned __float_as_uint(float x) { unsigned i; std::memcpy(&i, &x, 4); return i; }

@@ -35,6 +35,12 @@ struct CallState {
     void begin();                        // a fresh start, as a new process would have
 };
 extern CallState call;
+// launch_failed as LoopStop holds it (launch.h: a bool read with GCC's builtin, as the kernel's header has no
+// <atomic>): std::atomic<bool> is its bool, lock-free, in libstdc++
+inline const bool* launch_failed_flag() {
+    static_assert(sizeof(std::atomic<bool>) == sizeof(bool) && std::atomic<bool>::is_always_lock_free);
+    return reinterpret_cast<const bool*>(&call.launch_failed);
+}
 
 // words.cpp: a message the grader shows in the student's language: like snprintf, but the English format and each
 // argument are kept apart for the grader's catalogs (grader/sandbox/runtime_words.py renders it)

@@ -50,7 +50,7 @@ void leave_loop(Block& b) {
 bool run_loop(Block& b, Runner* r) {
     b.loop_runner = r;
     b.loop_stop.left = false;
-    b.loop_stop.failed = &call.launch_failed;
+    b.loop_stop.failed = launch_failed_flag();
     b.loop_stop.arena = &b.frames;
     size_t ran = (*b.loop)(b.loop_coords.data(), b.loop_coords.size(), &b.loop_stop);
     if (b.loop_stop.left) return true;  // the thread that waited has returned: the runner ends it as any other

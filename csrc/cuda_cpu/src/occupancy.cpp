@@ -100,7 +100,7 @@ cudaError_t occupancy_max_active_blocks(const char* kernel, int* blocks, int blo
 // and the grid that fills every SM with it, as CUDA's cudaOccupancyMaxPotentialBlockSize searches (cuda_runtime.h).
 // shared_of: the dynamic shared memory a block of that many threads asks for (the VariableSMem forms' function)
 cudaError_t occupancy_max_potential_block_size(const char* kernel, int* min_grid, int* block_size,
-                                               const std::function<size_t(int)>& shared_of, int limit) {
+                                               FunctionRef<size_t(int)> shared_of, int limit) {
     if (min_grid == nullptr || block_size == nullptr) return cudaErrorInvalidValue;
     const cudaDeviceProp& p = device();
     int most = limit > 0 ? std::min(limit, p.maxThreadsPerBlock) : p.maxThreadsPerBlock;

@@ -179,8 +179,8 @@ void unwind_stopped(Block& b) {
 // A kernel's call: on fibers (body; loop: each block as one loop until a thread waits), or as a coroutine per
 // thread (start); split: the loop is the kernel's split copy (launch.h: Split), which never waits.
 struct Kernel {
-    const std::function<void()>* body;
-    const std::function<void*(Parked*)>* start;
+    const KernelCall* body;
+    const CoroutineStart* start;
     const BlockLoop* loop;
     int split = 0;  // ThreadChoice: 1 split at its barriers, 2 at its shuffles
 };
@@ -288,14 +288,13 @@ void run_launch(const LaunchConfig& cfg, Kernel kernel) {
 
 }  // namespace
 
-void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, const BlockLoop* loop) {
+void run_grid(const LaunchConfig& cfg, const KernelCall& body, const BlockLoop* loop) {
     run_launch(cfg, {&body, nullptr, loop});
 }
-void run_grid_co(const LaunchConfig& cfg, const std::function<void()>& body,
-                 const std::function<void*(Parked*)>& start) {
+void run_grid_co(const LaunchConfig& cfg, const KernelCall& body, const CoroutineStart& start) {
     run_launch(cfg, {&body, &start, nullptr});
 }
-void run_grid_split(const LaunchConfig& cfg, const std::function<void()>& body, const BlockLoop* loop, bool warps) {
+void run_grid_split(const LaunchConfig& cfg, const KernelCall& body, const BlockLoop* loop, bool warps) {
     run_launch(cfg, {&body, nullptr, loop, warps ? 2 : 1});
 }
 

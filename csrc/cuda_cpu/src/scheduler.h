@@ -79,8 +79,8 @@ struct Block {
     int predicates_true = 0, predicates_seen = 0, released_true = 0, released_seen = 0;
     SharedMemory shared;  // this block's __shared__ arrays, each in a guarded window (shared_memory.cpp)
     Thread* current = nullptr;
-    const std::function<void()>* body = nullptr;  // the launch's kernel call, on fibers
-    const std::function<void*(Parked*)>* start = nullptr;  // or its coroutine's start, for a kernel that waits as one
+    const KernelCall* body = nullptr;  // the launch's kernel call, on fibers
+    const CoroutineStart* start = nullptr;  // or its coroutine's start, for a kernel that waits as one
     // A kernel that does not wait as a coroutine runs each block as one loop (loop.cpp) over
     // loop_coords while `looping`: every thread's coordinates in run order (loop_threads), side by side, so that a
     // thread costs the loop no cache line of its own. A thread that waits ends the loop there.

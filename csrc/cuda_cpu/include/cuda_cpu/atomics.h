@@ -2,8 +2,13 @@
 // value. The second operand is not deduced, so `atomicAdd(&count, 1)` on an unsigned counter converts the 1, as
 // CUDA's overloads for int, unsigned, unsigned long long, float and double do.
 #pragma once
-#include <atomic>
 #include <type_traits>
+
+// GCC's atomic builtins, sequentially consistent as std::atomic_ref's defaults are: not <atomic>, whose templates
+// every kernel compile would instantiate anew (cuda_cpu/detail/function_ref.h says why). The generic forms
+// (__atomic_load, __atomic_exchange, __atomic_compare_exchange) take any trivially copyable T, floats included, and
+// compare bits, as atomic_ref's compare_exchange does.
+#define CUDA_CPU_ORDER __ATOMIC_SEQ_CST
 
 namespace cuda_cpu {
 // Each atomic call is counted in the profiled build (grader/cuda/profile.py defines CUDA_CPU_PROFILED); nothing
@@ -14,12 +19,22 @@ inline void counted_atomic(const void* p) { profile_atomic(p); }
 #else
 inline void counted_atomic(const void*) {}
 #endif
-// old = *p; *p = f(old); return old: for the operations std::atomic_ref has no fetch_ for.
+template <class T>
+T atomic_load(T* p) {
+    T value;
+    __atomic_load(p, &value, CUDA_CPU_ORDER);
+    return value;
+}
+// *p = desired if *p still holds `expected`; else expected becomes what *p holds
+template <class T>
+bool compare_exchange(T* p, T& expected, T desired, bool weak) {
+    return __atomic_compare_exchange(p, &expected, &desired, weak, CUDA_CPU_ORDER, CUDA_CPU_ORDER);
+}
+// old = *p; *p = f(old); return old: for the operations with no fetch_ builtin.
 template <class T, class F>
 T atomic_update(T* p, F f) {
-    std::atomic_ref<T> a(*p);
-    T old = a.load();
-    while (!a.compare_exchange_weak(old, f(old))) {}
+    T old = atomic_load(p);
+    while (!compare_exchange(p, old, f(old), true)) {}
     return old;
 }
 }  // namespace cuda_cpu
@@ -28,54 +43,54 @@ template <class T>
 T atomicAdd(T* p, std::type_identity_t<T> v) {
     cuda_cpu::counted_atomic(p);
     if constexpr (std::is_floating_point_v<T>) return cuda_cpu::atomic_update(p, [v](T old) { return old + v; });
-    else return std::atomic_ref<T>(*p).fetch_add(v);
+    else return __atomic_fetch_add(p, v, CUDA_CPU_ORDER);
 }
 template <class T>
 T atomicSub(T* p, std::type_identity_t<T> v) {
     cuda_cpu::counted_atomic(p);
-    return std::atomic_ref<T>(*p).fetch_sub(v);
+    return __atomic_fetch_sub(p, v, CUDA_CPU_ORDER);
 }
 template <class T>
 T atomicExch(T* p, std::type_identity_t<T> v) {
     cuda_cpu::counted_atomic(p);
-    return std::atomic_ref<T>(*p).exchange(v);
+    T old;
+    __atomic_exchange(p, &v, &old, CUDA_CPU_ORDER);
+    return old;
 }
 template <class T>
 T atomicMax(T* p, std::type_identity_t<T> v) {
     cuda_cpu::counted_atomic(p);
-    std::atomic_ref<T> a(*p);
-    T old = a.load();
-    while (old < v && !a.compare_exchange_weak(old, v)) {}
+    T old = cuda_cpu::atomic_load(p);
+    while (old < v && !cuda_cpu::compare_exchange(p, old, T(v), true)) {}
     return old;
 }
 template <class T>
 T atomicMin(T* p, std::type_identity_t<T> v) {
     cuda_cpu::counted_atomic(p);
-    std::atomic_ref<T> a(*p);
-    T old = a.load();
-    while (old > v && !a.compare_exchange_weak(old, v)) {}
+    T old = cuda_cpu::atomic_load(p);
+    while (old > v && !cuda_cpu::compare_exchange(p, old, T(v), true)) {}
     return old;
 }
 template <class T>
 T atomicCAS(T* p, std::type_identity_t<T> compare, std::type_identity_t<T> v) {
     cuda_cpu::counted_atomic(p);
-    std::atomic_ref<T>(*p).compare_exchange_strong(compare, v);
+    cuda_cpu::compare_exchange(p, compare, T(v), false);
     return compare;
 }
 template <class T>
 T atomicAnd(T* p, std::type_identity_t<T> v) {
     cuda_cpu::counted_atomic(p);
-    return std::atomic_ref<T>(*p).fetch_and(v);
+    return __atomic_fetch_and(p, v, CUDA_CPU_ORDER);
 }
 template <class T>
 T atomicOr(T* p, std::type_identity_t<T> v) {
     cuda_cpu::counted_atomic(p);
-    return std::atomic_ref<T>(*p).fetch_or(v);
+    return __atomic_fetch_or(p, v, CUDA_CPU_ORDER);
 }
 template <class T>
 T atomicXor(T* p, std::type_identity_t<T> v) {
     cuda_cpu::counted_atomic(p);
-    return std::atomic_ref<T>(*p).fetch_xor(v);
+    return __atomic_fetch_xor(p, v, CUDA_CPU_ORDER);
 }
 // ((old >= limit) ? 0 : old + 1), and ((old == 0 || old > limit) ? limit : old - 1), as CUDA defines them
 inline unsigned atomicInc(unsigned* p, unsigned limit) {
@@ -107,3 +122,4 @@ CUDA_CPU_SCOPED_ATOMIC(atomicAnd)
 CUDA_CPU_SCOPED_ATOMIC(atomicOr)
 CUDA_CPU_SCOPED_ATOMIC(atomicXor)
 #undef CUDA_CPU_SCOPED_ATOMIC
+#undef CUDA_CPU_ORDER

@@ -15,7 +15,7 @@ inline unsigned __clusterSizeInBlocks() { return 1; }
 inline void __cluster_barrier_arrive() {}
 inline void __cluster_barrier_arrive_relaxed() {}
 inline void __cluster_barrier_wait(int line = __builtin_LINE()) { cuda_cpu::syncthreads(line); }
-inline void __threadfence_cluster() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_cluster() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 namespace cuda_cpu {
 bool in_block_shared(const void* p);  // shared_memory.cpp: p lies in one of this block's __shared__ arrays
 }

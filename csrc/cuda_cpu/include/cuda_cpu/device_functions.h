@@ -1,6 +1,5 @@
 // device_functions.h: CUDA's integer and timing intrinsics for device code, with their GPU results.
 #pragma once
-#include <chrono>
 #include <cstdint>
 #include <ctime>
 
@@ -35,9 +34,10 @@ inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return (a > b ? a -
 
 // clock() in device code is the C library's clock() (a clock_t that grows, as the SM's counter does);
 // clock64() is a nanosecond counter: both only ever measure differences.
-inline long long clock64() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-        std::chrono::steady_clock::now().time_since_epoch()).count();
+inline long long clock64() {  // CLOCK_MONOTONIC, steady_clock's (not <chrono>: function_ref.h says why)
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec;
 }
 inline unsigned long long __globaltimer() { return static_cast<unsigned long long>(clock64()); }
 inline void __nanosleep(unsigned) {}

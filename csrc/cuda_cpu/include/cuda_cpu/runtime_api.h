@@ -9,8 +9,8 @@
 #pragma once
 #include <cstddef>
 #include <cstring>
-#include <functional>
 
+#include "cuda_cpu/detail/function_ref.h"  // the occupancy calculator's block-size-to-shared-memory function
 #include "driver_types.h"
 
 #define CUDART_VERSION 13000
@@ -54,7 +54,7 @@ cudaError_t occupancy_max_active_blocks(const char* kernel, int* blocks, int blo
 cudaError_t occupancy_max_potential_block_size(const char* kernel, int* min_grid, int* block_size,
                                                size_t dynamic_shared, int limit);
 cudaError_t occupancy_max_potential_block_size(const char* kernel, int* min_grid, int* block_size,
-                                               const std::function<size_t(int)>& shared_of, int limit);
+                                               FunctionRef<size_t(int)> shared_of, int limit);
 template <class F>
 cudaError_t func_set_attribute_named(const char* kernel, F*, cudaFuncAttribute attr, int value) {
     return func_set_attribute(kernel, attr, value);

@@ -3,7 +3,6 @@
 // rounded up, or down for vhaddu), absolute values and differences, minimum and maximum, comparisons giving an
 // all-ones part (vcmp) or 1 (vset), and sums of absolute differences (vsad).
 #pragma once
-#include <algorithm>
 #include <cstdint>
 
 namespace cuda_cpu {
@@ -26,7 +25,7 @@ template <int Lanes, bool Signed>
 inline int saturate_lane(int v) {
     constexpr int bits = 32 / Lanes;
     int lo = Signed ? -(1 << (bits - 1)) : 0, hi = Signed ? (1 << (bits - 1)) - 1 : (1 << bits) - 1;
-    return std::clamp(v, lo, hi);
+    return v < lo ? lo : (hi < v ? hi : v);  // std::clamp (no <algorithm> here: cuda_cpu/detail/function_ref.h)
 }
 template <int Lanes, bool Signed>
 inline unsigned sum_abs_diff(unsigned a, unsigned b) {
@@ -71,10 +70,10 @@ inline int average_away_from_zero(int x, int y) {
     }                                                                                                                \
     inline unsigned __vabsdiffs##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, true>(a, b, [](int x, int y) { return x > y ? x - y : y - x; }); } \
     inline unsigned __vabsdiffu##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, false>(a, b, [](int x, int y) { return x > y ? x - y : y - x; }); } \
-    inline unsigned __vmaxs##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, true>(a, b, [](int x, int y) { return std::max(x, y); }); } \
-    inline unsigned __vmaxu##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, false>(a, b, [](int x, int y) { return std::max(x, y); }); } \
-    inline unsigned __vmins##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, true>(a, b, [](int x, int y) { return std::min(x, y); }); } \
-    inline unsigned __vminu##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, false>(a, b, [](int x, int y) { return std::min(x, y); }); } \
+    inline unsigned __vmaxs##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, true>(a, b, [](int x, int y) { return x < y ? y : x; }); } \
+    inline unsigned __vmaxu##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, false>(a, b, [](int x, int y) { return x < y ? y : x; }); } \
+    inline unsigned __vmins##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, true>(a, b, [](int x, int y) { return y < x ? y : x; }); } \
+    inline unsigned __vminu##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, false>(a, b, [](int x, int y) { return y < x ? y : x; }); } \
     inline unsigned __vsads##n(unsigned a, unsigned b) { return cuda_cpu::sum_abs_diff<lanes, true>(a, b); }            \
     inline unsigned __vsadu##n(unsigned a, unsigned b) { return cuda_cpu::sum_abs_diff<lanes, false>(a, b); }
 

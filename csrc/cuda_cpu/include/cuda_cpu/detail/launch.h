@@ -4,13 +4,12 @@
 // declared here. Defined in the runtime's sources (csrc/cuda_cpu/src/), which include this header too.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 
+#include "cuda_cpu/detail/function_ref.h"  // what run_grid and its kin take (not std::function: the header says why)
 #include "driver_types.h"  // dim3, cudaError_t, cudaStream_t
 #include "vector_types.h"
 #include <cstring>
-#include <functional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -58,11 +57,16 @@ inline Coordinates& running() { return **coordinates_slot(); }  // what threadId
 struct Arena;
 struct LoopStop {
     bool left = false;
-    const std::atomic<bool>* failed = nullptr;
+    // the launch's std::atomic<bool> launch_failed (src/internal.h), read as its bool with GCC's atomic builtin: this
+    // header does not include <atomic> (function_ref.h says why)
+    const bool* failed = nullptr;
     Arena* arena = nullptr;  // the block's, emptied as it starts: a split kernel's per-thread variables (Split)
+
+    bool launch_failed() const { return __atomic_load_n(failed, __ATOMIC_RELAXED); }
 };
-using BlockLoop = std::function<size_t(Coordinates* coords, size_t n, const LoopStop* stop)>;
-void run_grid(const LaunchConfig& cfg, const std::function<void()>& body, const BlockLoop* loop);
+using BlockLoop = FunctionRef<size_t(Coordinates* coords, size_t n, const LoopStop* stop)>;
+using KernelCall = FunctionRef<void()>;  // the launch's kernel call on a fiber: one CUDA thread's whole run
+void run_grid(const LaunchConfig& cfg, const KernelCall& body, const BlockLoop* loop);
 // A kernel that waits, as a coroutine (cuda_cpu/detail/coroutines.h): `start` makes a thread's, stopped before
 // its first line, and returns its frame. Parked: what a coroutine sees of its CUDA thread (the start of the
 // runtime's Thread): where it goes on, and what its release gave it (a shuffle's value, a vote).
@@ -86,8 +90,8 @@ struct Parked {
     int lane = 0;  // its place in its warp (lane_of its coordinates), kept: a coroutine copy's shuffle reads it
 };
 
-void run_grid_co(const LaunchConfig& cfg, const std::function<void()>& body,
-                 const std::function<void*(Parked*)>& start);
+using CoroutineStart = FunctionRef<void*(Parked*)>;
+void run_grid_co(const LaunchConfig& cfg, const KernelCall& body, const CoroutineStart& start);
 
 }  // namespace cuda_cpu
 #include "cuda_cpu/detail/split.h"  // a kernel's split copy: Split, WarpSplit
@@ -173,15 +177,15 @@ __attribute__((flatten)) size_t loop_over_threads(Call& call, Tuple& packed, Coo
     for (size_t i = 0; i < n; ++i) {
         *coordinates = coords + i;
         std::apply(call, args);
-        if (stop->left || stop->failed->load(std::memory_order_relaxed)) return i + 1;
+        if (stop->left || stop->launch_failed()) return i + 1;
     }
     return n;
 }
 
 // A kernel's split copy as each block's loop (run_grid_split): S is what the copy takes first (split.h).
 template <class S, class Copy, class Tuple>
-void run_split(Copy& copy, Tuple& packed, const LaunchConfig& cfg, const std::function<void()>& fiber, bool warps) {
-    BlockLoop loop = [&packed, &copy](Coordinates* coords, size_t n, const LoopStop* stop) {
+void run_split(Copy& copy, Tuple& packed, const LaunchConfig& cfg, const KernelCall& fiber, bool warps) {
+    auto block = [&packed, &copy](Coordinates* coords, size_t n, const LoopStop* stop) {
         S threads{};
         threads.coords = coords;
         threads.n = n;
@@ -193,6 +197,7 @@ void run_split(Copy& copy, Tuple& packed, const LaunchConfig& cfg, const std::fu
         }
         return n;
     };
+    BlockLoop loop = block;  // (a reference to the lambda above, which outlives the call)
     run_grid_split(cfg, fiber, &loop, warps);
 }
 
@@ -227,9 +232,10 @@ void launch(Call call, const LaunchConfig& cfg, Args&&... args) {
 #ifdef CUDA_CPU_PROFILED  // the profiler keys each access by its instruction: one copy of the kernel's code only
     run_grid(cfg, fiber, nullptr);
 #else  // a kernel that does not wait, or one the build wrote no coroutine for
-    BlockLoop loop = [&packed, &fiber_call](Coordinates* coords, size_t n, const LoopStop* stop) {
+    auto block = [&packed, &fiber_call](Coordinates* coords, size_t n, const LoopStop* stop) {
         return loop_over_threads(fiber_call, packed, coords, n, stop);
     };
+    BlockLoop loop = block;
     run_grid(cfg, fiber, &loop);
 #endif
 }

@@ -43,7 +43,7 @@ struct Split {
         ended[i] = 1;
         ++ended_count;
     }
-    bool failed() const { return stop->failed->load(std::memory_order_relaxed); }
+    bool failed() const { return stop->launch_failed(); }
     // A barrier every thread that has not returned reaches: false when none is left. Threads that returned count
     // as arrived, with the scheduler's warning (barrier_reports.cpp).
     bool barrier(int line) {
@@ -108,7 +108,7 @@ T& split_set(T& slot, E&& e) {
     return slot;
 }
 // warps: the copy is split at its shuffles (WarpSplit), said so in the kernel report
-void run_grid_split(const LaunchConfig& cfg, const std::function<void()>& body, const BlockLoop* loop, bool warps);
+void run_grid_split(const LaunchConfig& cfg, const KernelCall& body, const BlockLoop* loop, bool warps);
 bool split_wanted();  // thread_choice.cpp: unless CUDA_CPU_THREADS names fibers or coroutines
 
 }  // namespace cuda_cpu
