@@ -44,7 +44,7 @@ help:
 # torch first, alone, from PyTorch's CPU-only index (requirements/torch-cpu.txt says why), with pip: pip's own
 # configuration (pip.conf's mirrors, find-links) reaches that index or its stand-in. --retries 2: an index that cannot
 # be reached (a mirror-only network) costs a second. Then uv (requirements/uv.txt) installs torch's dependencies
-# with the rest: the same versions as pip in 5.5 s where pip takes 52 s (its cache cold, on 2 cores). Where uv
+# with the rest: the same versions as pip in 5.5 s where pip takes 52 s (uv's cache cold, on 2 cores). Where uv
 # cannot, pip does. Neither writes bytecode: compileall writes it on every core (22 s on 2; pip writes one file at a
 # time). Grading workers run with -B and could never write it themselves. Files that are not Python 3 (packages'
 # test data) fail to compile, as they do under pip, which ignores them too: hence the `|| true`.
