@@ -7,12 +7,6 @@
 #include "cuda_cpu/simd_video.h"
 
 namespace cuda_cpu {
-// std::max and std::min as <algorithm> defines them, which the headers a CUDA file sees do not include
-// (cuda_cpu/detail/function_ref.h says why)
-template <class T>
-inline T larger(T a, T b) { return a < b ? b : a; }
-template <class T>
-inline T smaller(T a, T b) { return b < a ? b : a; }
 inline int wrapped_sum(int a, int b) { return static_cast<int>(static_cast<unsigned>(a) + static_cast<unsigned>(b)); }
 template <bool Signed, class F>
 inline unsigned halves3(unsigned a, unsigned b, unsigned c, F f) {

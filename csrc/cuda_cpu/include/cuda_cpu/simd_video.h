@@ -6,6 +6,12 @@
 #include <cstdint>
 
 namespace cuda_cpu {
+// std::max and std::min as <algorithm> defines them, which the headers a CUDA file sees do not include
+// (cuda_cpu/detail/function_ref.h says why)
+template <class T>
+inline T larger(T a, T b) { return a < b ? b : a; }
+template <class T>
+inline T smaller(T a, T b) { return b < a ? b : a; }
 template <int Lanes, bool Signed>
 inline int lane_of(unsigned word, int n) {
     constexpr int bits = 32 / Lanes;
@@ -25,7 +31,7 @@ template <int Lanes, bool Signed>
 inline int saturate_lane(int v) {
     constexpr int bits = 32 / Lanes;
     int lo = Signed ? -(1 << (bits - 1)) : 0, hi = Signed ? (1 << (bits - 1)) - 1 : (1 << bits) - 1;
-    return v < lo ? lo : (hi < v ? hi : v);  // std::clamp (no <algorithm> here: cuda_cpu/detail/function_ref.h)
+    return larger(lo, smaller(v, hi));
 }
 template <int Lanes, bool Signed>
 inline unsigned sum_abs_diff(unsigned a, unsigned b) {
@@ -70,10 +76,10 @@ inline int average_away_from_zero(int x, int y) {
     }                                                                                                                \
     inline unsigned __vabsdiffs##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, true>(a, b, [](int x, int y) { return x > y ? x - y : y - x; }); } \
     inline unsigned __vabsdiffu##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, false>(a, b, [](int x, int y) { return x > y ? x - y : y - x; }); } \
-    inline unsigned __vmaxs##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, true>(a, b, [](int x, int y) { return x < y ? y : x; }); } \
-    inline unsigned __vmaxu##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, false>(a, b, [](int x, int y) { return x < y ? y : x; }); } \
-    inline unsigned __vmins##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, true>(a, b, [](int x, int y) { return y < x ? y : x; }); } \
-    inline unsigned __vminu##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, false>(a, b, [](int x, int y) { return y < x ? y : x; }); } \
+    inline unsigned __vmaxs##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, true>(a, b, [](int x, int y) { return cuda_cpu::larger(x, y); }); } \
+    inline unsigned __vmaxu##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, false>(a, b, [](int x, int y) { return cuda_cpu::larger(x, y); }); } \
+    inline unsigned __vmins##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, true>(a, b, [](int x, int y) { return cuda_cpu::smaller(x, y); }); } \
+    inline unsigned __vminu##n(unsigned a, unsigned b) { return cuda_cpu::per_lane<lanes, false>(a, b, [](int x, int y) { return cuda_cpu::smaller(x, y); }); } \
     inline unsigned __vsads##n(unsigned a, unsigned b) { return cuda_cpu::sum_abs_diff<lanes, true>(a, b); }            \
     inline unsigned __vsadu##n(unsigned a, unsigned b) { return cuda_cpu::sum_abs_diff<lanes, false>(a, b); }
 
