@@ -2,12 +2,13 @@
 // greater, bit_and, bit_or, bit_xor. Every thread of the tile gets the result, as on a GPU.
 #pragma once
 #include "../cooperative_groups.h"
+#include "cuda_cpu/detail/min_max.h"
 
 namespace cooperative_groups {
 
 template <class T> struct plus { T operator()(T a, T b) const { return a + b; } };
-template <class T> struct less { T operator()(T a, T b) const { return b < a ? b : a; } };     // the smaller
-template <class T> struct greater { T operator()(T a, T b) const { return a < b ? b : a; } };  // the larger
+template <class T> struct less { T operator()(T a, T b) const { return cuda_cpu::smaller(a, b); } };  // the smaller
+template <class T> struct greater { T operator()(T a, T b) const { return cuda_cpu::larger(a, b); } };  // the larger
 template <class T> struct bit_and { T operator()(T a, T b) const { return a & b; } };
 template <class T> struct bit_or { T operator()(T a, T b) const { return a | b; } };
 template <class T> struct bit_xor { T operator()(T a, T b) const { return a ^ b; } };

@@ -5,13 +5,9 @@
 #pragma once
 #include <cstdint>
 
+#include "cuda_cpu/detail/min_max.h"  // larger, smaller: std::max and std::min
+
 namespace cuda_cpu {
-// std::max and std::min as <algorithm> defines them, which the headers a CUDA file sees do not include
-// (cuda_cpu/detail/function_ref.h says why)
-template <class T>
-inline T larger(T a, T b) { return a < b ? b : a; }
-template <class T>
-inline T smaller(T a, T b) { return b < a ? b : a; }
 template <int Lanes, bool Signed>
 inline int lane_of(unsigned word, int n) {
     constexpr int bits = 32 / Lanes;

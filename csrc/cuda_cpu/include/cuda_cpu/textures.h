@@ -13,6 +13,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "cuda_cpu/detail/min_max.h"  // smaller: std::min
+
 enum cudaChannelFormatKind {
     cudaChannelFormatKindSigned = 0, cudaChannelFormatKindUnsigned = 1, cudaChannelFormatKindFloat = 2,
     cudaChannelFormatKindNone = 3,
@@ -175,7 +177,7 @@ T texture_read(const Texture& t, int dims, float x, float y = 0, float z = 0, lo
         long i[3] = {0, 0, 0};
         for (int d = 0; d < dims; ++d) i[d] = static_cast<long>(std::floor(at[d]));
         const unsigned char* texel = texel_at(t, dims, i[0], i[1], i[2], layer);
-        if (texel != nullptr) std::memcpy(&out, texel, (sizeof(T) < t.texel_bytes ? sizeof(T) : t.texel_bytes));
+        if (texel != nullptr) std::memcpy(&out, texel, cuda_cpu::smaller(sizeof(T), t.texel_bytes));
     }
     return out;
 }
@@ -192,7 +194,7 @@ T tex1Dfetch(cudaTextureObject_t texture, int x) {
         C* lanes = reinterpret_cast<C*>(&out);
         for (int c = 0; c < cuda_cpu::TexelOf<T>::n && c < t.channels; ++c) lanes[c] = cuda_cpu::texel_channel(t, texel, c);
     } else {
-        std::memcpy(&out, texel, (sizeof(T) < t.texel_bytes ? sizeof(T) : t.texel_bytes));
+        std::memcpy(&out, texel, cuda_cpu::smaller(sizeof(T), t.texel_bytes));
     }
     return out;
 }
