@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from importlib import metadata
 from pathlib import Path
 
 from grader.common.layout import ROOT
@@ -93,16 +94,17 @@ def machine(gpu, gpu_line):
     from grader.sandbox import isolation
     info = {"host": f"{platform.node()}, {platform.machine()}, {os.cpu_count()} cores",
             "python": f"{sys.version.split()[0]} ({sys.executable})"}
-    for module in ("numpy", "torch", "pytest"):
+    for module in ("numpy", "torch", "pytest"):  # from the installed packages' metadata: nothing imported
         try:
-            info[module] = __import__(module).__version__
-        except Exception as exc:
+            info[module] = metadata.version(module)
+        except metadata.PackageNotFoundError as exc:
             info[module] = f"missing ({exc})"
-    try:
-        import torch
-        info["torch"] += f", CUDA {torch.version.cuda}, GPU seen: {torch.cuda.is_available()}"
-    except Exception:
-        pass
+    if gpu:  # torch's own view of the GPU; without one, importing torch (3 s of CPU) would tell nothing more
+        try:
+            import torch
+            info["torch"] += f", CUDA {torch.version.cuda}, GPU seen: {torch.cuda.is_available()}"
+        except Exception as exc:
+            info["torch"] += f", does not import ({exc})"
     info["gpu"] = gpu_line if gpu else "none"
     device_nvcc = nvcc._device_nvcc()
     info["nvcc for the GPU path"] = f"{device_nvcc}: {_line([device_nvcc, '--version'], last=True)}" if device_nvcc \
