@@ -207,12 +207,13 @@ def kernel_bench(console, repeat):
         ("lesson's kernels (version 1), emulated", emulated[1], "", None),
         ("the same four passes as plain C++ loops", loops, "", None),
         ("runtime overhead: version 1 / plain loops", overhead, f"<= {KERNEL_TARGETS['overhead']:g}x", "overhead"),
-        ("version 1 on the runtime, CPU seconds, in turn with:", by_hand[0], "", None),
+        (f"version 1 on the runtime, CPU seconds, in turn with (median of {by_hand[5]} rounds):", by_hand[0], "",
+         None),
         ("  its kernels as hand loops over their blocks and threads", by_hand[1], "", None),
         ("  the same hand loops built as a kernel is (alignment checked)", by_hand[2], "", None),
-        ("  a kernel that never waits: the runtime / checked hand loops", by_hand[0] / by_hand[2],
+        ("  a kernel that never waits: the runtime / checked hand loops (median of the rounds' ratios)", by_hand[3],
          f"<= {KERNEL_TARGETS['hand loops']:g}x", "hand loops"),
-        ("  (the runtime / plain hand loops)", by_hand[0] / by_hand[1], "", None),
+        ("  (the runtime / plain hand loops)", by_hand[4], "", None),
         ("cold build of a new microgpt_cuda.cu (g++, ninja)", cold, f"<= {KERNEL_TARGETS['cold build']:g} s",
          "cold build"),
         ("warm build (unchanged file, cache hit)", warm, f"< {KERNEL_TARGETS['warm build']:g} s", "warm build"),
@@ -230,25 +231,38 @@ def kernel_bench(console, repeat):
     return ok
 
 
+HAND_LOOP_ROUNDS = 7  # at least: a version-1 call takes ~1 s of CPU, and one slow second on this machine moves it 20%
+
+
 def _version_1_by_hand(lib, p, O, repeat):
     """Version 1 on the runtime, and the same kernels as hand loops (solutions/yardsticks/kernel_loops.cpp) built
     two ways: as plain C++, and as a CUDA file is built (the GPU's alignment check on every access, which the
-    runtime keeps: the ratio to these is the runtime's own cost). Run in turn, each answer compared; medians of
-    the CPU times (the runtime, plain hand loops, checked hand loops)."""
+    runtime keeps: the ratio to these is the runtime's own cost). Each round runs the three side by side, in an order
+    that turns by one each round, and compares their answers. Returns the medians of the CPU times (the runtime,
+    plain hand loops, checked hand loops), the medians of each round's ratios (the runtime / checked, the runtime /
+    plain: each ratio taken within a round, so that a slow second of the machine moves both of its sides alike), and
+    the number of rounds."""
     from grader.cuda import build as cuda_build
     source = ROOT / "solutions" / "yardsticks" / "kernel_loops.cpp"
     plain, checked = (ctypes.CDLL(str(cuda_build.build(source, plain_cpp=flag))) for flag in (True, False))
-    times = ([], [], [])
-    for _ in range(repeat):
-        for side, fn in enumerate((lib.causal_attention_forward, plain.kernel_loops, checked.kernel_loops)):
+    sides = (lib.causal_attention_forward, plain.kernel_loops, checked.kernel_loops)
+    rounds = max(repeat, HAND_LOOP_ROUNDS)
+    times, ratios = ([], [], []), ([], [])
+    for r in range(rounds):
+        took, answers = [0.0] * 3, [None] * 3
+        for side in [(r + k) % 3 for k in range(3)]:
             start = time.process_time()
-            fn(*p, 12, 1024, 64)
-            times[side].append(time.process_time() - start)
-            if side == 0:
-                emulated = O.copy()
-            elif not np.allclose(O, emulated, rtol=1e-5, atol=1e-6):
+            sides[side](*p, 12, 1024, 64)
+            took[side] = time.process_time() - start
+            answers[side] = O.copy()
+        for side in (1, 2):
+            if not np.allclose(answers[side], answers[0], rtol=1e-5, atol=1e-6):
                 raise RuntimeError("version 1 on the runtime and its hand loops (kernel_loops.cpp) disagree")
-    return tuple(statistics.median(t) for t in times)
+        for side in range(3):
+            times[side].append(took[side])
+        ratios[0].append(took[0] / took[2])
+        ratios[1].append(took[0] / took[1])
+    return (*(statistics.median(t) for t in times), *(statistics.median(q) for q in ratios), rounds)
 
 
 def _median_times(fn, repeat):

@@ -8,7 +8,6 @@ writes can reach the comparison.
 """
 
 import os
-import select
 import subprocess
 import time
 from pathlib import Path
@@ -287,10 +286,12 @@ class PendingCall:
     def __init__(self, submission, func, args, return_args):
         self._sub, self._call = submission, (func, args, return_args)
 
-    def answered_at_once(self, wait=0.01):
-        """True if the worker has already started replying (a stub or an error answers in microseconds)."""
-        fd = self._sub._replies
-        return fd is not None and bool(select.select([fd], [], [], wait)[0])
+    def answered_at_once(self, run=0.01, most=0.5):
+        """True if the worker has started replying within `run` seconds of its own time on a core (a stub or an
+        error answers in microseconds once it runs), however long it first waited for one, and `most` seconds in
+        all: run_delay.readable_within_run."""
+        fd, clock = self._sub._replies, self._sub._clock
+        return fd is not None and run_delay.readable_within_run(fd, clock.pids if clock else (), run, most)
 
     def result(self):
         return self._sub._answer(*self._call)

@@ -195,6 +195,52 @@ def test_time_a_worker_waits_for_a_busy_core_does_not_count_and_a_sleep_still_en
         assert time.monotonic() - started < 1.6
 
 
+def test_a_stub_answers_at_once_however_long_its_worker_first_waits_for_a_core(make_submission):
+    """A stub is told from a computation within so much of its worker's own time on a core, not of the wall's: a
+    worker held off every core (stopped here; a busy machine did it for longer than 10 ms in CI's suites) still answers
+    a stub at once when it runs, and its expected answer is never computed; a computation is told apart once its
+    worker has run that window, long before the wait's cap (grader/sandbox/run_delay.py: readable_within_run)."""
+    import signal
+
+    def signal_all(pids, sig):
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+
+    with submission(make_submission, """
+        def stub(x):
+            raise NotImplementedError
+        def spin(x):
+            while True:
+                pass
+        def good(x):
+            return x
+    """) as sub:
+        sub.call("good", np.ones(2))  # the worker is running: its processes are known
+        family = sub._started.family
+        signal_all(family, signal.SIGSTOP)
+        resume = threading.Timer(0.2, signal_all, (family, signal.SIGCONT))
+        try:
+            pending = sub.submit("stub", np.ones(2))
+            started = time.monotonic()
+            resume.start()
+            assert pending.answered_at_once()  # a window of wall time (10 ms) had ended 190 ms before its answer
+            assert 0.15 <= time.monotonic() - started < 0.45
+        finally:
+            resume.join()
+            signal_all(family, signal.SIGCONT)
+        with pytest.raises(NotImplementedYet):
+            pending.result()
+        pending = sub.submit("spin", np.ones(2), timeout=1.0)
+        started = time.monotonic()
+        assert not pending.answered_at_once()
+        assert time.monotonic() - started < 0.3
+        with pytest.raises(WorkerFailed, match="timed out after 1 s"):
+            pending.result()
+
+
 def test_a_call_stopped_for_time_while_holding_much_memory_says_so(make_submission):
     """Memory hoarded in a loop can reach the time limit first on a busy machine (the corpus's memory bomb, graded
     beside other suites): the message then names the memory held and the worker's memory limit. (The hoard then
