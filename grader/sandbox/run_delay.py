@@ -35,29 +35,27 @@ def family(pid):
     return found
 
 
-def waited(pids):
-    """Seconds the processes pids have waited for a core, ready to run, since they started (0 for one gone)."""
+def _schedstat(pids, field):
+    """The sum over pids of one field of /proc/PID/schedstat (0: ns run on a core; 1: ns waited for one, ready to
+    run), in seconds; 0 for a process gone."""
     total = 0
     for p in pids:
         try:
             with open(f"/proc/{p}/schedstat") as f:
-                total += int(f.read().split()[1])
+                total += int(f.read().split()[field])
         except (OSError, ValueError, IndexError):
             pass
     return total / 1e9
+
+
+def waited(pids):
+    """Seconds the processes pids have waited for a core, ready to run, since they started (0 for one gone)."""
+    return _schedstat(pids, 1)
 
 
 def ran(pids):
-    """Seconds the processes pids have run on a core since they started (/proc/PID/schedstat, its first field, in
-    ns; 0 for one gone)."""
-    total = 0
-    for p in pids:
-        try:
-            with open(f"/proc/{p}/schedstat") as f:
-                total += int(f.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            pass
-    return total / 1e9
+    """Seconds the processes pids have run on a core since they started (0 for one gone)."""
+    return _schedstat(pids, 0)
 
 
 def readable_within_run(fd, pids, run, most):
