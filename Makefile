@@ -75,7 +75,7 @@ TEST_ENV := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/build/p
 	GRADER_PROFILE=off
 
 test: $(STAMP) system-deps
-	$(TEST_ENV) $(PY) -m pytest tests/self -n 2 --dist loadfile -p no:cacheprovider $(ARGS)
+	$(TEST_ENV) $(PY) -m pytest tests/self -n 2 --dist loadfile --no-loadscope-reorder -p no:cacheprovider $(ARGS)
 
 # the nbgrader class end to end (real nbgrader and kernels; minutes): tests/self/test_class_nbgrader.py
 test-corpus: $(STAMP) system-deps

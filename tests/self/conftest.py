@@ -21,6 +21,18 @@ def pytest_configure(config):
             os.environ.setdefault(key, shares[key])
 
 
+# The test files that take longest, first. make test runs the files two at a time, a whole file to a worker, in the
+# order collected (--dist loadfile --no-loadscope-reorder; xdist's own order, most tests first, started test_warm.py's
+# three long tests last, the other worker idle meanwhile). Sorted by their time in a make test (--durations=0).
+LONGEST_FIRST = ("test_controls_kernel.py", "test_controls.py", "test_submission.py", "test_i18n.py",
+                 "test_release.py", "test_warm.py", "test_shared_expected.py", "test_cuda_cpu.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file's tests keep their order
+
+
 @pytest.fixture
 def make_submission(tmp_path):
     """make_submission(text) -> a folder holding attention.py with that text."""
