@@ -286,7 +286,7 @@ class PendingCall:
     def __init__(self, submission, func, args, return_args):
         self._sub, self._call = submission, (func, args, return_args)
 
-    def answered_at_once(self, run=0.01, most=0.5):
+    def answered_at_once(self, run=0.005, most=0.5):
         """True if the worker has started replying within `run` seconds of its own time on a core (a stub or an
         error answers in microseconds once it runs), however long it first waited for one, and `most` seconds in
         all: run_delay.readable_within_run."""

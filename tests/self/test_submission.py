@@ -226,7 +226,7 @@ def test_a_stub_answers_at_once_however_long_its_worker_first_waits_for_a_core(m
             pending = sub.submit("stub", np.ones(2))
             started = time.monotonic()
             resume.start()
-            assert pending.answered_at_once()  # a window of wall time (10 ms) had ended 190 ms before its answer
+            assert pending.answered_at_once()  # a window of wall time had ended long before its answer
             assert 0.15 <= time.monotonic() - started < 0.45
         finally:
             resume.join()
