@@ -241,6 +241,23 @@ def test_a_stub_answers_at_once_however_long_its_worker_first_waits_for_a_core(m
             pending.result()
 
 
+def test_where_no_worker_time_can_be_read_the_window_is_of_wall_time():
+    """A worker whose time on a core cannot be read (gone, or a /proc that hides other users' processes) is given the
+    window in wall time, never the whole of `most` for every call."""
+    from grader.sandbox import run_delay
+    gone = 4_194_304 + 12_345  # above the kernel's largest pid
+    readable, writable = os.pipe()
+    try:
+        started = time.monotonic()
+        assert not run_delay.readable_within_run(readable, [gone], 0.01, 5.0)
+        assert time.monotonic() - started < 1.0
+        os.write(writable, b"x")
+        assert run_delay.readable_within_run(readable, [gone], 0.01, 5.0)
+    finally:
+        os.close(readable)
+        os.close(writable)
+
+
 def test_a_call_stopped_for_time_while_holding_much_memory_says_so(make_submission):
     """Memory hoarded in a loop can reach the time limit first on a busy machine (the corpus's memory bomb, graded
     beside other suites): the message then names the memory held and the worker's memory limit. (The hoard then
