@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -207,13 +208,13 @@ def kernel_bench(console, repeat):
         ("lesson's kernels (version 1), emulated", emulated[1], "", None),
         ("the same four passes as plain C++ loops", loops, "", None),
         ("runtime overhead: version 1 / plain loops", overhead, f"<= {KERNEL_TARGETS['overhead']:g}x", "overhead"),
-        (f"version 1 on the runtime, CPU seconds, in turn with (median of {by_hand[5]} rounds):", by_hand[0], "",
-         None),
-        ("  its kernels as hand loops over their blocks and threads", by_hand[1], "", None),
-        ("  the same hand loops built as a kernel is (alignment checked)", by_hand[2], "", None),
-        ("  a kernel that never waits: the runtime / checked hand loops (median of the rounds' ratios)", by_hand[3],
-         f"<= {KERNEL_TARGETS['hand loops']:g}x", "hand loops"),
-        ("  (the runtime / plain hand loops)", by_hand[4], "", None),
+        (f"version 1 on the runtime, CPU seconds, in turn with (median of {by_hand.rounds} rounds):",
+         by_hand.runtime, "", None),
+        ("  its kernels as hand loops over their blocks and threads", by_hand.plain, "", None),
+        ("  the same hand loops built as a kernel is (alignment checked)", by_hand.checked, "", None),
+        ("  a kernel that never waits: the runtime / checked hand loops (median of the rounds' ratios)",
+         by_hand.over_checked, f"<= {KERNEL_TARGETS['hand loops']:g}x", "hand loops"),
+        ("  (the runtime / plain hand loops)", by_hand.over_plain, "", None),
         ("cold build of a new microgpt_cuda.cu (g++, ninja)", cold, f"<= {KERNEL_TARGETS['cold build']:g} s",
          "cold build"),
         ("warm build (unchanged file, cache hit)", warm, f"< {KERNEL_TARGETS['warm build']:g} s", "warm build"),
@@ -234,14 +235,23 @@ def kernel_bench(console, repeat):
 HAND_LOOP_ROUNDS = 7  # at least: a version-1 call takes ~1 s of CPU, and one slow second on this machine moves it 20%
 
 
+class HandLoops(NamedTuple):
+    """_version_1_by_hand's medians: CPU seconds of each side, and each round's own ratios."""
+    runtime: float
+    plain: float
+    checked: float
+    over_checked: float  # the runtime / checked hand loops
+    over_plain: float  # the runtime / plain hand loops
+    rounds: int
+
+
 def _version_1_by_hand(lib, p, O, repeat):
     """Version 1 on the runtime, and the same kernels as hand loops (solutions/yardsticks/kernel_loops.cpp) built
     two ways: as plain C++, and as a CUDA file is built (the GPU's alignment check on every access, which the
     runtime keeps: the ratio to these is the runtime's own cost). Each round runs the three side by side, in an order
     that turns by one each round, and compares their answers. Returns the medians of the CPU times (the runtime,
-    plain hand loops, checked hand loops), the medians of each round's ratios (the runtime / checked, the runtime /
-    plain: each ratio taken within a round, so that a slow second of the machine moves both of its sides alike), and
-    the number of rounds."""
+    plain hand loops, checked hand loops) and of each round's ratios (each taken within a round, so that a slow
+    second of the machine moves both of its sides alike), as a HandLoops."""
     from grader.cuda import build as cuda_build
     source = ROOT / "solutions" / "yardsticks" / "kernel_loops.cpp"
     plain, checked = (ctypes.CDLL(str(cuda_build.build(source, plain_cpp=flag))) for flag in (True, False))
@@ -262,7 +272,7 @@ def _version_1_by_hand(lib, p, O, repeat):
             times[side].append(took[side])
         ratios[0].append(took[0] / took[2])
         ratios[1].append(took[0] / took[1])
-    return (*(statistics.median(t) for t in times), *(statistics.median(q) for q in ratios), rounds)
+    return HandLoops(*(statistics.median(t) for t in times), *(statistics.median(q) for q in ratios), rounds)
 
 
 def _median_times(fn, repeat):

@@ -72,7 +72,9 @@ def readable_within_run(fd, pids, run, most):
     if ran_before is None:  # no pids, or none whose time can be read: a window of wall time
         return bool(select.select([fd], [], [], run)[0])
     while True:
-        wait = min(run - ((ran(pids) or ran_before) - ran_before), start + most - time.monotonic())
+        now = ran(pids)  # None once every one of them is gone: no more run since
+        done = 0.0 if now is None else now - ran_before
+        wait = min(run - done, start + most - time.monotonic())
         if wait <= 0:
             return bool(select.select([fd], [], [], 0)[0])
         if select.select([fd], [], [], wait)[0]:
