@@ -16,7 +16,6 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
@@ -24,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 from grader.common.layout import ROOT
 from grader.cuda import profile
-from grader.dev import bench_speed
+from grader.dev import bench_speed, hand_loops
 
 TARGET_S = 20.0  # warm `make grade` of the reference on a 2-core machine
 KERNEL_TARGETS = {"tiled": 5.0, "overhead": 2.0, "cold build": 10.0, "warm build": 1.0,  # the CPU runtime's
@@ -198,7 +197,7 @@ def kernel_bench(console, repeat):
                 for v, lib in libs.items()}
     loops = _median_time(lambda: loops_lib.attention_loops(*p, 12, 1024, 64), repeat)
     overhead = emulated[1] / loops
-    by_hand = _version_1_by_hand(libs[1], p, O, repeat)
+    by_hand = hand_loops.version_1_by_hand(libs[1], p, O, repeat)
     profiled = profile.run_seconds(reference, ["MICROGPT_VERSION=2"], repeat)
     table = Table(title=f"CUDA on the CPU runtime, ANDREA-120M shape, median of {repeat} (s)", title_justify="left")
     for col in ("measure", "value", "target", "verdict"):
@@ -230,49 +229,6 @@ def kernel_bench(console, repeat):
         table.add_row(name, f"{value:.3f}", target, "" if key is None else ("meets" if good else "MISSES"))
     console.print(table)
     return ok
-
-
-HAND_LOOP_ROUNDS = 7  # at least: a version-1 call takes ~1 s of CPU, and one slow second on this machine moves it 20%
-
-
-class HandLoops(NamedTuple):
-    """_version_1_by_hand's medians: CPU seconds of each side, and each round's own ratios."""
-    runtime: float
-    plain: float
-    checked: float
-    over_checked: float  # the runtime / checked hand loops
-    over_plain: float  # the runtime / plain hand loops
-    rounds: int
-
-
-def _version_1_by_hand(lib, p, O, repeat):
-    """Version 1 on the runtime, and the same kernels as hand loops (solutions/yardsticks/kernel_loops.cpp) built
-    two ways: as plain C++, and as a CUDA file is built (the GPU's alignment check on every access, which the
-    runtime keeps: the ratio to these is the runtime's own cost). Each round runs the three side by side, in an order
-    that turns by one each round, and compares their answers. Returns the medians of the CPU times (the runtime,
-    plain hand loops, checked hand loops) and of each round's ratios (each taken within a round, so that a slow
-    second of the machine moves both of its sides alike), as a HandLoops."""
-    from grader.cuda import build as cuda_build
-    source = ROOT / "solutions" / "yardsticks" / "kernel_loops.cpp"
-    plain, checked = (ctypes.CDLL(str(cuda_build.build(source, plain_cpp=flag))) for flag in (True, False))
-    sides = (lib.causal_attention_forward, plain.kernel_loops, checked.kernel_loops)
-    rounds = max(repeat, HAND_LOOP_ROUNDS)
-    times, ratios = ([], [], []), ([], [])
-    for r in range(rounds):
-        took, answers = [0.0] * 3, [None] * 3
-        for side in [(r + k) % 3 for k in range(3)]:
-            start = time.process_time()
-            sides[side](*p, 12, 1024, 64)
-            took[side] = time.process_time() - start
-            answers[side] = O.copy()
-        for side in (1, 2):
-            if not np.allclose(answers[side], answers[0], rtol=1e-5, atol=1e-6):
-                raise RuntimeError("version 1 on the runtime and its hand loops (kernel_loops.cpp) disagree")
-        for side in range(3):
-            times[side].append(took[side])
-        ratios[0].append(took[0] / took[2])
-        ratios[1].append(took[0] / took[1])
-    return HandLoops(*(statistics.median(t) for t in times), *(statistics.median(q) for q in ratios), rounds)
 
 
 def _median_times(fn, repeat):
