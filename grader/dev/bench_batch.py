@@ -152,10 +152,10 @@ def jobs_bench(args):
         f"--jobs {j} {sum(cpu[j]) / sum(walls[j]):.2f} ({sum(cpu[j]) / len(cpu[j]) / n:.1f} CPU s per student)"
         for j in (1, 2)))
     cores = len(os.sched_getaffinity(0))
-    most = statistics.median(walls[1]) / (statistics.median(cpu[2]) / cores)
+    spread = statistics.median(cpu[2]) / cores  # --jobs 2's CPU seconds, were every core busy all along
     print(f"the most --jobs 2 could gain: --jobs 1's wall over --jobs 2's CPU seconds on {cores} cores: "
-          f"{statistics.median(walls[1]):.1f} s / {statistics.median(cpu[2]) / cores:.1f} s = {most:.2f}x (--jobs 1 "
-          f"already keeps more than one core busy at times: a kernel runs on every core)")
+          f"{rows[1]:.1f} s / {spread:.1f} s = {rows[1] / spread:.2f}x (--jobs 1 already keeps more than one core "
+          f"busy at times: a kernel runs on every core)")
     return ratio >= TARGET
 
 
