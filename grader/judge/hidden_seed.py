@@ -20,12 +20,25 @@ BITS = 128
 
 
 def ensure():
-    """The seed file, made (with a fresh random seed, readable by its owner only) if it is missing."""
+    """The seed file, made (with a fresh random seed, readable by its owner only) if it is missing.
+
+    The seed is written whole to a private file first and then linked into place: a link is made at once or not
+    at all, so a grading that starts beside this one reads either no file or the whole seed, never an empty one.
+    Of two gradings that make it at the same moment, the first link wins and both read its seed.
+    """
     if not SEED_FILE.exists():
         SEED_FILE.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(SEED_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(f"{secrets.randbits(BITS)}\n")
+        draft = SEED_FILE.with_name(f".{SEED_FILE.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(f"{secrets.randbits(BITS)}\n")
+            try:
+                os.link(draft, SEED_FILE)
+            except FileExistsError:  # another grading linked its seed first: that one is kept
+                pass
+        finally:
+            draft.unlink()
     return SEED_FILE
 
 
@@ -33,7 +46,4 @@ def seed():
     """The hidden seed: GRADER_HIDDEN_SEED if set, else the seed file's (made on first use)."""
     if settings.HIDDEN_SEED.get():
         return int(settings.HIDDEN_SEED.get())
-    try:
-        return int(ensure().read_text().strip())
-    except FileExistsError:  # another grading made it at the same moment
-        return int(SEED_FILE.read_text().strip())
+    return int(ensure().read_text().strip())
