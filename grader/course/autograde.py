@@ -13,8 +13,9 @@ grades.csv.
   is skipped (stamps in COURSE/.autograde-stamps/ASSIGNMENT/); --force regrades everyone.
 - With --scheduler, each student's test cells are graded (pregrade's one process) on a Dask cluster's workers,
   the verdicts sent back; nbgrader still runs here, on the gradebook here (grader/course/dask_cluster.py).
-- Then `nbgrader generate_feedback` (hidden tests removed by the course's config), and each feedback folder is
-  reduced to its HTML: nbgrader also copies the assignment's other files there. A leak scan of feedback/ fails
+- Then `nbgrader generate_feedback` (hidden tests removed by the course's config), --jobs processes side by side
+  (grader/course/generate_feedback.py), and each feedback folder is reduced to its HTML: nbgrader also copies the
+  assignment's other files there. A leak scan of feedback/ fails
   the command if anything the student must not see is left.
 - Then `nbgrader export`: COURSE/grades.csv, nbgrader's own format.
 - Beside it, COURSE/results/<student>/results.json (Gradescope's format, from the test cells graded ahead) and
@@ -32,7 +33,7 @@ from pathlib import Path
 
 from grader.common import environment
 from grader.common.layout import EXERCISES
-from grader.course import dask_cluster, jobs
+from grader.course import dask_cluster, generate_feedback, jobs
 from grader.sandbox import isolation
 from grader.student import notebook
 from grader.course import pregrade
@@ -235,9 +236,9 @@ def main(args):
     failed = [o.student for o in outcomes if not o.ok]
     print(f"autograde: {len(students) - len(failed)} of {len(students)} ok in {time.perf_counter() - started:.1f} s"
           + (f"; failed: {', '.join(failed)}" if failed else ""))
-    feedback = run_nbgrader(course, "generate_feedback", args.assignment, "--force", check=False)
-    if feedback.returncode != 0:
-        print(feedback.stdout + feedback.stderr, file=sys.stderr)
+    failed_feedback = generate_feedback.generate(course, args.assignment, args.jobs)  # --jobs processes side by side
+    if failed_feedback:
+        print("\n".join(failed_feedback), file=sys.stderr)
         return 1
     removed = prune_feedback(course, args.assignment)
     withheld = withhold_feedback(course, args.assignment, students)
