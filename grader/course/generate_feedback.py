@@ -11,11 +11,10 @@ grading/ folder (about 180 files a student) is not copied at all here: CourseDir
 list plus that folder. The pruning stays, for whatever else a submission brings.
 """
 
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from grader.course.release import nbgrader_command
+from grader.course.release import run_nbgrader
 
 # nbgrader's default CourseDirectory.ignore (tests/self/test_generate_feedback.py compares it with nbgrader's own)
 NBGRADER_IGNORE = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
@@ -32,13 +31,14 @@ def groups(students, at_once):
     comma, which student_id_exclude (a comma-separated list) cannot name."""
     if any("," in s for s in students):
         return [list(students)] if students else []
-    return [g for g in (list(students[k::max(1, at_once)]) for k in range(max(1, at_once))) if g]
+    n = max(1, at_once)
+    return [g for g in (students[k::n] for k in range(n)) if g]
 
 
-def command(assignment, others):
+def arguments(assignment, others):
+    """nbgrader's arguments for the feedback of every autograded student but others."""
     exclude = [f"--CourseDirectory.student_id_exclude={','.join(others)}"] if others else []
-    return [nbgrader_command(), "generate_feedback", assignment, "--force",
-            f"--CourseDirectory.ignore={FEEDBACK_IGNORE!r}", *exclude]
+    return ["generate_feedback", assignment, "--force", f"--CourseDirectory.ignore={FEEDBACK_IGNORE!r}", *exclude]
 
 
 def generate(course, assignment, at_once):
@@ -48,9 +48,7 @@ def generate(course, assignment, at_once):
     dealt = groups(students, at_once) or [[]]  # nobody autograded: one run, which says so itself
 
     def run(group):
-        others = [s for s in students if s not in group]
-        return subprocess.run(command(assignment, others), cwd=course, capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL)
+        return run_nbgrader(course, *arguments(assignment, [s for s in students if s not in group]), check=False)
 
     with ThreadPoolExecutor(len(dealt)) as pool:
         done = list(pool.map(run, dealt))

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from rich.table import Table
 
+from grader.common import environment
 from grader.common.layout import ROOT
 from grader.course.release import ASSIGNMENT
 from grader.dev.bench_notebook import solved_release
@@ -92,7 +93,7 @@ def autograde_bench(console, repeat, students=STUDENTS):
     one, two = (statistics.median(walls[j]) for j in (1, 2))
     per_student, speed_up = two / students, one / two
     busy = {j: sum(cpu[j]) / sum(walls[j]) for j in (1, 2)}  # cores kept busy on average
-    cores = os.cpu_count()
+    cores = environment.cores()
     table = Table(title=f"make autograde, a class of {students} (reference answers, kernels their own), "
                         f"median of {rounds}; {load()}", title_justify="left")
     for col in ("measure", "value", "target", "verdict"):

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from grader.cuda import build as cuda_build
+from grader.common import environment
 from grader.common.layout import ROOT
 
 TARGET = 1.7
@@ -151,7 +152,7 @@ def jobs_bench(args):
     print("cores busy on average (the machine's CPU seconds / wall seconds): " + ", ".join(
         f"--jobs {j} {sum(cpu[j]) / sum(walls[j]):.2f} ({sum(cpu[j]) / len(cpu[j]) / n:.1f} CPU s per student)"
         for j in (1, 2)))
-    cores = len(os.sched_getaffinity(0))
+    cores = environment.cores()
     spread = statistics.median(cpu[2]) / cores  # --jobs 2's CPU seconds, were every core busy all along
     print(f"the most --jobs 2 could gain: --jobs 1's wall over --jobs 2's CPU seconds on {cores} cores: "
           f"{rows[1]:.1f} s / {spread:.1f} s = {rows[1] / spread:.2f}x (--jobs 1 already keeps more than one core "

@@ -28,7 +28,7 @@ def test_each_process_leaves_out_every_other_groups_students():
     students = ["ann", "bob", "cy", "dee"]
     for group in generate_feedback.groups(students, 2):
         others = [s for s in students if s not in group]
-        cmd = generate_feedback.command("attention", others)
+        cmd = generate_feedback.arguments("attention", others)
         assert f"--CourseDirectory.student_id_exclude={','.join(others)}" in cmd
         assert "--CourseDirectory.ignore=" + repr(generate_feedback.FEEDBACK_IGNORE) in cmd
-    assert not any("student_id_exclude" in a for a in generate_feedback.command("attention", []))
+    assert not any("student_id_exclude" in a for a in generate_feedback.arguments("attention", []))
