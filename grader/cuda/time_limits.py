@@ -5,7 +5,7 @@ A run may take LIMIT_TIMES times what the lesson's kernel (version 1 of solution
 plain kernels, no tiles, no barriers) takes on this machine for the same work, B*H x T x T x d_k, and at least
 LIMIT_FLOOR seconds (starting a worker and a small grid's fibers). The lesson's time is measured at the ANDREA-120M
 shape once per machine, runtime and number of block workers (kernel_report.reference_seconds, cached under the
-kernel cache), and scaled by each test's work; a test with twice the work (BH=24) gets twice the time.
+kernel cache), and scaled by each test's work; a test with twice the work (24 heads at T=1024) gets twice the time.
 
 Where the reference is absent (the student repository ships none), the lesson's time is taken as
 UNCALIBRATED_ANDREA_SECONDS, about twice its time on the 2 busy cores of the machine it was measured on.
