@@ -28,9 +28,9 @@ from pathlib import Path
 from rich.table import Table
 
 from grader.common import environment
-from grader.cuda import build as cuda_build
 from grader.common.layout import ROOT
 from grader.course.release import ASSIGNMENT
+from grader.cuda import build as cuda_build
 from grader.dev.bench_batch import BENCH_RUN, forget_new_builds
 from grader.dev.bench_notebook import solved_release
 from grader.dev.bench_speed import load, student_env, timed_grade
