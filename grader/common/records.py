@@ -16,7 +16,7 @@ import time
 from contextlib import contextmanager
 
 TIMINGS = {}
-MOVED = {}  # "sent" / "answered" -> bytes of arrays, summed over the run
+MOVED = {}  # "sent" / "answered" / "mapped_ahead" (judge/mapped_files.py) -> bytes of arrays, summed over the run
 _notes = []
 _data = {}  # key -> value measured in this test (take_data())
 _failing_inputs = []  # (exercise, function, arguments cut for a picture) of the calls that failed in this test
@@ -37,7 +37,8 @@ def add_time(name, seconds):
 
 
 def add_moved(name, nbytes):
-    """Count nbytes of arrays under MOVED[name]: "sent" to a worker as a call's inputs, "answered" back."""
+    """Count nbytes of arrays under MOVED[name]: "sent" to a worker as a call's inputs, "answered" back, cached
+    arrays found "mapped_ahead" by a warm standby."""
     MOVED[name] = MOVED.get(name, 0) + int(nbytes)
 
 

@@ -34,6 +34,9 @@ WARM_ARENA = Setting("GRADER_WARM_ARENA", "128", STUDENT, "MiB of each half of t
 WARM_HEAP = Setting("GRADER_WARM_HEAP", "256", STUDENT, "MiB of the warm standby's own heap written ahead, so that a "
                     "grading's copies of the answers and its comparisons land in memory already there (0: none; "
                     "GRADER_HEAP=fast only; the standby holds it while idle)")
+WARM_MAPPED = Setting("GRADER_WARM_MAPPED", "4096", STUDENT, "MiB of cached inputs and expected answers that the "
+                      "warm standby maps ahead, the files the grading before it read, so that a grading finds them "
+                      "mapped (0: none; page cache, shared: the standby holds only their page tables while idle)")
 KERNEL_DEVICE = Setting("GRADER_KERNEL_DEVICE", "auto", STUDENT, "auto, cpu or gpu: where the kernel also runs, "
                         "ungraded (grades always come from the CPU runtime)")
 NVCC = Setting("GRADER_NVCC", "", MAINTAINER, "none: grade as a machine without nvcc does (the compile check scores "
@@ -73,7 +76,7 @@ BROWSER_TEST = Setting("GRADER_BROWSER_TEST", "", MAINTAINER, "1: run the browse
 DEPLOY_TEST = Setting("GRADER_DEPLOY_TEST", "", MAINTAINER, "1: run the deployments end to end: the Gradescope "
                       "image in its memory, a Dask cluster (`make test-deploy`)")
 
-SETTINGS = (LANG, GPU, PROFILE, WARM, WARM_ARENA, WARM_HEAP, KERNEL_DEVICE, CACHE_DIR, HEAP, HIDDEN_SEED, EXCHANGE, NVCC, CUDA_THREADS,
+SETTINGS = (LANG, GPU, PROFILE, WARM, WARM_ARENA, WARM_HEAP, WARM_MAPPED, KERNEL_DEVICE, CACHE_DIR, HEAP, HIDDEN_SEED, EXCHANGE, NVCC, CUDA_THREADS,
             ISOLATION, BWRAP,
             EXPECTED_CACHE, CORPUS_TEST, CLASS_TEST, BROWSER_TEST, DEPLOY_TEST, ISOLATION_POLICY, REPO, VERDICTS, WARM_GRADING,
             WORKER_TOKEN)
@@ -81,7 +84,7 @@ BY_NAME = {s.name: s for s in SETTINGS}
 
 
 def mebibytes(setting):
-    """A setting given in MiB (WARM_ARENA, WARM_HEAP), in bytes: 0 where it is not a positive number."""
+    """A setting given in MiB (WARM_ARENA, WARM_HEAP, WARM_MAPPED), in bytes: 0 where it is not a positive number."""
     try:
         return max(0, int(float(setting.get()) * (1 << 20)))
     except ValueError:

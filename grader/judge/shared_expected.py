@@ -35,6 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
+from grader.judge import mapped_files
+
 _folder = {"path": None, "machine": None, "inputs": None}
 
 
@@ -157,11 +159,9 @@ def _locked(path):
 def _load(stem, writable=False):
     meta = json.loads(stem.with_suffix(".json").read_text())
     parts = []
-    # writable: a copy-on-write map, private to this process, whose pages are copied only when written
-    mode = "c" if writable else "r"
     for i, (kind, value) in enumerate(meta["parts"]):
-        if kind == "array":
-            parts.append(np.asarray(np.load(stem.with_name(f"{stem.name}.{i}.npy"), mmap_mode=mode)))
+        if kind == "array":  # writable: a copy-on-write map (mapped_files.py)
+            parts.append(np.asarray(mapped_files.load(stem.with_name(f"{stem.name}.{i}.npy"), writable)))
         elif kind == "scalar":
             parts.append(np.dtype(value[0]).type(value[1]))
         else:

@@ -54,7 +54,8 @@ def add_arguments(parser):
                              "(grader/warm; GRADER_WARM=off, or `python -m grader warm-server --stop`, turns it off)")
     parser.add_argument("--timings", metavar="FILE",
                         help="write where grading time went (imports, workers, comparisons) and the bytes of arrays "
-                             "sent to the workers and answered as JSON to FILE (used by make bench)")
+                             "sent to the workers and answered, and of cached arrays a warm server mapped ahead, as "
+                             "JSON to FILE (used by make bench)")
 
 
 def suite_words(suite):

@@ -45,6 +45,7 @@ def main(args):
     if not _locked(lock):
         return 0  # one is running (or starting) already
     _CLOSE_IN_CHILDREN.append(lock.fileno())  # a grading that outlives the server must not keep its lock
+    _MAPPED_LIST.append(f"{base}.mapped")
     key = address.code_key()
     _warm_up()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -111,9 +112,10 @@ def _warm_up():
 
 
 class _Standby:
-    """A forked grading process waiting for its request, with a spare worker already started (sandbox/launch.py)
-    and memory already written (the spare's arena, its own heap): a warm grading then waits neither for a box nor
-    for a Python to start in it, nor for the kernel to give it pages."""
+    """A forked grading process waiting for its request, with a spare worker already started (sandbox/launch.py),
+    memory already written (the spare's arena, its own heap) and the cache files the grading before it read already
+    mapped (grader/judge/mapped_files.py): a warm grading then waits neither for a box nor for a Python to start in
+    it, nor for the kernel to give it pages or fill their tables."""
 
     def __init__(self, listener):
         self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -147,6 +149,9 @@ def _standby(listener, channel):
     except Exception:  # noqa: BLE001  without a spare, the grading starts its worker itself
         traceback.print_exc()
     environment.write_heap_ahead(settings.mebibytes(settings.WARM_HEAP))  # while the spare's Python starts
+    from grader.judge import mapped_files
+    mapped_files.map_ahead(_MAPPED_LIST[0], channel)  # what the grading before read: the same exercise, usually
+    mapped_files.keep_until_exit()
     try:
         data, fds, _, _ = socket.recv_fds(channel, MAX_REQUEST, 4)
     except OSError:
@@ -241,6 +246,7 @@ def _request(conn):
 
 
 _CLOSE_IN_CHILDREN = []
+_MAPPED_LIST = []  # the file where each grading lists the cache files it mapped (grader/judge/mapped_files.py)
 
 
 def _reset_signals():
@@ -278,6 +284,8 @@ def _grade(conn, fds, request):
             sys.stdout.flush()
             sys.stderr.flush()
             conn.sendall(json.dumps({"exit": code}).encode() + b"\n")
+            from grader.judge import mapped_files
+            mapped_files.write_used(_MAPPED_LIST[0])  # before this process ends: the next standby reads it
         finally:
             os._exit(code if isinstance(code, int) else 1)
 

@@ -85,6 +85,16 @@ def test_a_warm_grading_decides_what_a_cold_one_does_and_a_changed_checkout_is_g
         _server_up(warm_env)
         again, was_warm, _ = _grade(warm_env, folder, tmp_path, "--exercise", "row_softmax", run="again")
         assert was_warm == 1 and _graded(again) == _graded(cold)
+        # a standby maps the cache files the warm grading before it read (grader/judge/mapped_files.py), unless
+        # its grading comes first (a grading never waits for that): given a student's pause, one that had them
+        for attempt in range(3):
+            time.sleep(2.0)
+            paused, was_warm, _ = _grade(warm_env, folder, tmp_path, "--exercise", "row_softmax", run="paused")
+            assert was_warm == 1 and _graded(paused) == _graded(cold)
+            if json.loads((tmp_path / "paused.timings.json").read_text()).get("bytes_mapped_ahead", 0) > 0:
+                break
+        else:
+            pytest.fail("no warm grading found the cache files of the one before it mapped ahead")
     finally:
         os.utime(touched, ns=(before.st_atime_ns, before.st_mtime_ns))
 
