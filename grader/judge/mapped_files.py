@@ -78,16 +78,22 @@ def write_used(where):
 
 
 def map_ahead(where, stop_when_readable=None):
-    """Map the files listed at where (write_used) and fill their page tables, stopping early once the file
-    descriptor stop_when_readable (a standby's channel: its grading has come) is readable."""
+    """Map the files listed at where (write_used) and fill their page tables, a slice at a time, stopping early
+    once the file descriptor stop_when_readable (a standby's channel: its grading has come) is readable: a file
+    the page cache no longer holds is read from disk as its tables are filled, and a grading must not wait for a
+    whole file of it."""
     try:
         with open(where) as f:
             listed = json.load(f)
     except (OSError, ValueError):
         return
+
+    def come():
+        return stop_when_readable is not None and bool(select.select([stop_when_readable], [], [], 0)[0])
+
     total, most = 0, settings.mebibytes(settings.WARM_MAPPED)  # page cache, shared: the tables cost 2 MB a GB
     for entry in listed if isinstance(listed, list) else ():
-        if stop_when_readable is not None and select.select([stop_when_readable], [], [], 0)[0]:
+        if come():
             return
         try:
             path, writable = str(entry[0]), bool(entry[1])
@@ -95,18 +101,28 @@ def map_ahead(where, stop_when_readable=None):
             if total + identity[1] > most:
                 return
             array = _map(path, writable)
-            _populate(array)
+            if not _populate(array, come):
+                return
         except (OSError, ValueError, TypeError, IndexError):
             continue  # gone (a new cache version), or not an array file: the grading maps what it needs
         _ahead[(path, writable)] = (identity, array)
         total += identity[1]
 
 
-def _populate(array):
-    """Fill the page tables of array's mapping, reading nothing into this process."""
+SLICE = 16 << 20  # bytes of a mapping whose tables are filled between two looks at the channel
+
+
+def _populate(array, come):
+    """Fill the page tables of array's mapping a SLICE at a time, reading nothing into this process; False if
+    come() said the grading came before the end."""
     mapping = getattr(array, "_mmap", None)
-    try:
-        mapping.madvise(POPULATE_READ)
-    except (AttributeError, OSError, ValueError):
-        flat = array.reshape(-1).view(np.uint8)
-        int(flat[::mmap.PAGESIZE].max(initial=0))  # one read per page
+    size = len(mapping) if mapping is not None else 0
+    flat = array.reshape(-1).view(np.uint8)
+    for start in range(0, max(size, flat.size), SLICE):
+        if start and come():
+            return False
+        try:
+            mapping.madvise(POPULATE_READ, start, min(SLICE, size - start))
+        except (AttributeError, OSError, ValueError):
+            int(flat[start:start + SLICE:mmap.PAGESIZE].max(initial=0))  # one read per page
+    return True

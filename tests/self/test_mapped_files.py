@@ -120,3 +120,11 @@ def test_mapping_ahead_holds_to_its_setting(tmp_path, monkeypatch):
     monkeypatch.setenv("GRADER_WARM_MAPPED", str(1.5 * BIG * 8 / (1 << 20)))  # room for one of the two
     mapped_files.map_ahead(listed)
     assert list(mapped_files._ahead) == [(str(paths[0]), False)]
+
+
+def test_a_big_file_is_filled_a_slice_at_a_time_and_left_when_the_grading_comes(tmp_path):
+    big = np.load(_saved(tmp_path, "big", np.ones(2 * mapped_files.SLICE // 8 + 1)), mmap_mode="r")
+    looks = []
+    assert mapped_files._populate(big, lambda: looks.append(1) or False)  # filled whole
+    assert len(looks) == 2  # between its three slices
+    assert not mapped_files._populate(big, lambda: True)  # the grading came after the first slice
