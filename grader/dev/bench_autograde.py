@@ -30,8 +30,7 @@ from rich.table import Table
 from grader.common import environment
 from grader.common.layout import ROOT
 from grader.course.release import ASSIGNMENT
-from grader.cuda import build as cuda_build
-from grader.dev.bench_batch import BENCH_RUN, forget_new_builds
+from grader.dev.bench_batch import BENCH_RUN, new_builds_removed
 from grader.dev.bench_notebook import solved_release
 from grader.dev.bench_speed import load, student_env, timed_grade
 
@@ -100,9 +99,7 @@ def autograde_bench(console, repeat, students=STUDENTS):
         submit_class(course, notebook, students)
         shutil.rmtree(notebook.parent)
         walls, cpu = {1: [], 2: []}, {1: [], 2: []}
-        cuda_build.CACHE.mkdir(parents=True, exist_ok=True)
-        cached_before = set(os.listdir(cuda_build.CACHE))
-        try:
+        with new_builds_removed():
             for r in range(rounds):
                 for jobs in ((1, 2) if r % 2 == 0 else (2, 1)):
                     console.print(f"autograde: {students} students, --jobs {jobs}, round {r + 1} of {rounds} ...")
@@ -110,8 +107,6 @@ def autograde_bench(console, repeat, students=STUDENTS):
                     wall, used = autograde(course, jobs)
                     walls[jobs].append(wall)
                     cpu[jobs].append(used)
-        finally:
-            forget_new_builds(cached_before)
     # a student's own compute: the reference's functions and kernel in the workers of one grading of both suites
     own = statistics.median(timed_grade(ROOT / "solutions", suite="all")[1] for _ in range(max(1, repeat)))
     one, two = (statistics.median(walls[j]) for j in (1, 2))

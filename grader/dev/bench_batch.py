@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 from grader.cuda import build as cuda_build
@@ -64,11 +65,18 @@ def kernels_of_their_own(folder, run):
         kernel.write_text(f"{text}\n// bench-batch: {kernel.parent.name}'s own file in run {run}\n")
 
 
-def forget_new_builds(before):
-    """Remove the kernel builds and nvcc checks the runs added (the runtime's objects and reference times stay)."""
-    for entry in cuda_build.CACHE.iterdir():
-        if entry.name not in before and not entry.name.startswith(("runtime-", "reference-times")):
-            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+@contextmanager
+def new_builds_removed():
+    """Around a bench's runs: the kernel builds and nvcc checks they add are removed at the end, however it ends
+    (the runtime's objects and reference times stay)."""
+    cuda_build.CACHE.mkdir(parents=True, exist_ok=True)
+    before = set(os.listdir(cuda_build.CACHE))
+    try:
+        yield
+    finally:
+        for entry in cuda_build.CACHE.iterdir():
+            if entry.name not in before and not entry.name.startswith(("runtime-", "reference-times")):
+                shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
 
 
 def timed(cmd, cpu=None):
@@ -126,9 +134,7 @@ def jobs_bench(args):
         single = statistics.median(timed([py, "-m", "grader", "grade", "--submission", str(ROOT / "solutions"),
                                           "--suite", args.suite]) for _ in range(3))
         walls, cpu, ratios = {1: [], 2: []}, {1: [], 2: []}, []
-        cuda_build.CACHE.mkdir(parents=True, exist_ok=True)
-        cached_before = set(os.listdir(cuda_build.CACHE))
-        try:
+        with new_builds_removed():
             for r in range(args.rounds):
                 for jobs in ((1, 2) if r % 2 == 0 else (2, 1)):
                     kernels_of_their_own(tmp / "class", f"{BENCH_RUN} {r}-{jobs}")
@@ -137,8 +143,6 @@ def jobs_bench(args):
                                               "--jobs", str(jobs), "--suite", args.suite, "--force"],
                                              cpu=cpu[jobs]))
                 ratios.append(walls[1][-1] / walls[2][-1])
-        finally:
-            forget_new_builds(cached_before)
     n = args.students
     rows = {j: statistics.median(walls[j]) for j in (1, 2)}
     ratio = rows[1] / rows[2]
@@ -182,17 +186,13 @@ def dask_bench(args):
         make_class(tmp / "class", args.students)
         options = {local: ["--jobs", "2", "--share-expected", "off"],
                    dask_way: ["--scheduler", cluster.scheduler_address]}
-        cuda_build.CACHE.mkdir(parents=True, exist_ok=True)
-        cached_before = set(os.listdir(cuda_build.CACHE))
-        try:
+        with new_builds_removed():
             for r in range(args.rounds):
                 for i, way in enumerate(list(ways)[::1 if r % 2 == 0 else -1]):
                     kernels_of_their_own(tmp / "class", f"{BENCH_RUN} dask-{r}-{i}")
                     ways[way].append(timed([py, "-m", "grader", "batch", str(tmp / "class"), "--out",
                                             str(tmp / f"out{i}"), "--suite", args.suite, "--force",
                                             *options[way]]))
-        finally:
-            forget_new_builds(cached_before)
     medians = {way: statistics.median(walls) for way, walls in ways.items()}
     ratio = medians[dask_way] / medians[local]
     table = Table(title=f"a class of {args.students} ({args.suite} suite), batch --jobs 2 against a Dask "
