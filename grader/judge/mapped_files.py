@@ -116,13 +116,14 @@ def _populate(array, come):
     """Fill the page tables of array's mapping a SLICE at a time, reading nothing into this process; False if
     come() said the grading came before the end."""
     mapping = getattr(array, "_mmap", None)
-    size = len(mapping) if mapping is not None else 0
     flat = array.reshape(-1).view(np.uint8)
-    for start in range(0, max(size, flat.size), SLICE):
+    size = len(mapping) if mapping is not None else flat.size
+    for start in range(0, size, SLICE):
         if start and come():
             return False
+        length = min(SLICE, size - start)
         try:
-            mapping.madvise(POPULATE_READ, start, min(SLICE, size - start))
-        except (AttributeError, OSError, ValueError):
-            int(flat[start:start + SLICE:mmap.PAGESIZE].max(initial=0))  # one read per page
+            mapping.madvise(POPULATE_READ, start, length)
+        except (AttributeError, OSError, ValueError):  # no mapping of its own, or a kernel before 5.14
+            int(flat[start:start + length:mmap.PAGESIZE].max(initial=0))  # one read per page
     return True
